@@ -1,0 +1,229 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// A Handler reacts to an event when it fires. arg is the value given to Schedule; it lets
+// one Handler serve many events without allocating a closure for each.
+type Handler interface {
+	HandleEvent(arg uint64)
+}
+
+// HandlerFunc adapts a function to a Handler. Converting a function to a Handler does not
+// allocate; a closure that captures variables allocates once, when it is created.
+type HandlerFunc func(arg uint64)
+
+// HandleEvent calls f(arg).
+func (f HandlerFunc) HandleEvent(arg uint64) { f(arg) }
+
+// EventID names one scheduled event so that it can be cancelled. The zero EventID names no
+// event; cancelling it is a no-op.
+type EventID struct {
+	slot uint32
+	seq  uint64
+}
+
+// StopReason says why Run returned.
+type StopReason int
+
+const (
+	// Drained: no event is left to fire.
+	Drained StopReason = iota + 1
+	// TimeLimit: the next event is due after Limits.MaxTime.
+	TimeLimit
+	// EventLimit: Limits.MaxEvents events have fired.
+	EventLimit
+	// Stopped: a handler called Stop.
+	Stopped
+)
+
+// String returns the reason in words, as the command line prints it.
+func (r StopReason) String() string {
+	switch r {
+	case Drained:
+		return "drained (no event left)"
+	case TimeLimit:
+		return "time limit reached"
+	case EventLimit:
+		return "event limit reached"
+	case Stopped:
+		return "stopped by a handler"
+	}
+	return fmt.Sprintf("StopReason(%d)", int(r))
+}
+
+// Limits bound one Run. A zero field means no limit of that kind. Both limits are absolute:
+// MaxTime is a virtual instant and MaxEvents counts every event fired since New, so a run
+// stopped by a limit can be resumed by calling Run again with larger ones.
+type Limits struct {
+	// MaxTime is the last virtual instant at which an event may fire. When the next event is
+	// due later, Run moves the clock to MaxTime and returns TimeLimit.
+	MaxTime time.Duration
+	// MaxEvents is the number of fired events after which Run returns EventLimit.
+	MaxEvents uint64
+}
+
+// Engine is the event engine of one run. It is not safe for concurrent use: a run is
+// single-threaded, and several runs use several engines.
+type Engine struct {
+	// now is the virtual time of the event firing, or of the last one fired.
+	// Invariant: now never decreases.
+	now time.Duration
+	// fired counts the events that have fired since New.
+	fired uint64
+	// seq is the sequence number given to the last scheduled event; it breaks ties between
+	// events due at the same instant and tells a live queue entry from a cancelled one.
+	seq uint64
+	// queue holds scheduled events, some of them cancelled (stale) until they surface.
+	queue eventQueue
+	// slots hold the handler and argument of each live event; free lists unused slots.
+	// Invariant: a slot is live exactly when its seq is non-zero.
+	slots []slot
+	free  []uint32
+	// live counts events scheduled and neither fired nor cancelled.
+	live int
+	// stop is set by Stop and cleared when Run returns.
+	stop bool
+
+	seed    uint64
+	streams map[string]struct{}
+}
+
+type slot struct {
+	h   Handler
+	arg uint64
+	seq uint64
+}
+
+// New returns an engine at virtual time zero whose random streams derive from seed.
+func New(seed uint64) *Engine {
+	return &Engine{seed: seed, streams: make(map[string]struct{})}
+}
+
+// Now returns the current virtual time.
+func (e *Engine) Now() time.Duration { return e.now }
+
+// Seed returns the seed the engine was created with.
+func (e *Engine) Seed() uint64 { return e.seed }
+
+// Fired returns the number of events fired since New.
+func (e *Engine) Fired() uint64 { return e.fired }
+
+// Pending returns the number of events scheduled that have neither fired nor been cancelled.
+func (e *Engine) Pending() int { return e.live }
+
+// Schedule arranges for h.HandleEvent(arg) to run at virtual time at, which must not be
+// before Now. Events scheduled for the same time fire in the order they were scheduled.
+func (e *Engine) Schedule(at time.Duration, h Handler, arg uint64) EventID {
+	if at < e.now {
+		panic(fmt.Sprintf("sim: event scheduled at %v, before the current time %v", at, e.now))
+	}
+	if h == nil {
+		panic(fmt.Sprintf("sim: event scheduled at %v with a nil handler", at))
+	}
+	e.seq++
+	var s uint32
+	if n := len(e.free); n > 0 {
+		s = e.free[n-1]
+		e.free = e.free[:n-1]
+	} else {
+		s = uint32(len(e.slots))
+		e.slots = append(e.slots, slot{})
+	}
+	e.slots[s] = slot{h: h, arg: arg, seq: e.seq}
+	e.queue.push(entry{at: at, seq: e.seq, slot: s})
+	e.live++
+	return EventID{slot: s, seq: e.seq}
+}
+
+// After arranges for h.HandleEvent(arg) to run delay after Now. A negative delay panics.
+func (e *Engine) After(delay time.Duration, h Handler, arg uint64) EventID {
+	if delay < 0 {
+		panic(fmt.Sprintf("sim: event scheduled after a negative delay %v at %v", delay, e.now))
+	}
+	return e.Schedule(e.now+delay, h, arg)
+}
+
+// Cancel removes a scheduled event so that it never fires, and reports whether it was still
+// pending. Cancelling an event that has fired, was cancelled, or is the zero EventID does
+// nothing and returns false.
+func (e *Engine) Cancel(id EventID) bool {
+	if id.seq == 0 || int(id.slot) >= len(e.slots) || e.slots[id.slot].seq != id.seq {
+		return false
+	}
+	e.release(id.slot)
+	// The queue entry stays, stale, until it surfaces or the queue is compacted. Compact when
+	// stale entries outnumber live ones, so that memory stays within twice the live events.
+	if stale := e.queue.len() - e.live; stale > 64 && stale > e.live {
+		e.queue.compact(func(en entry) bool { return e.slots[en.slot].seq == en.seq })
+	}
+	return true
+}
+
+func (e *Engine) release(s uint32) {
+	e.slots[s] = slot{}
+	e.free = append(e.free, s)
+	e.live--
+}
+
+// Stop asks Run to return Stopped once the current handler returns.
+func (e *Engine) Stop() { e.stop = true }
+
+// Run fires events in (time, scheduling order) until none is left, a limit is reached or a
+// handler calls Stop, and says which.
+func (e *Engine) Run(l Limits) StopReason {
+	defer func() { e.stop = false }()
+	for {
+		next, ok := e.peek()
+		if !ok {
+			return Drained
+		}
+		if l.MaxTime > 0 && next.at > l.MaxTime {
+			if e.now < l.MaxTime {
+				e.now = l.MaxTime
+			}
+			return TimeLimit
+		}
+		if l.MaxEvents > 0 && e.fired >= l.MaxEvents {
+			return EventLimit
+		}
+		e.queue.pop()
+		sl := e.slots[next.slot]
+		e.release(next.slot)
+		e.now = next.at
+		e.fired++
+		sl.h.HandleEvent(sl.arg)
+		if e.stop {
+			return Stopped
+		}
+	}
+}
+
+// peek returns the earliest live entry, discarding the stale entries of cancelled events
+// that sit before it.
+func (e *Engine) peek() (entry, bool) {
+	for e.queue.len() > 0 {
+		top := e.queue.top()
+		if e.slots[top.slot].seq == top.seq {
+			return top, true
+		}
+		e.queue.pop()
+	}
+	return entry{}, false
+}
+
+// Stream returns the random stream called name. Its draws depend only on the engine's seed
+// and on name, never on which other streams exist or in what order they were made, so a
+// component added to a scenario leaves every other component's randomness as it was.
+// Asking twice for the same name panics: two components drawing the same numbers would be
+// silently correlated.
+func (e *Engine) Stream(name string) *rand.Rand {
+	if _, dup := e.streams[name]; dup {
+		panic(fmt.Sprintf("sim: random stream %q requested twice", name))
+	}
+	e.streams[name] = struct{}{}
+	return newStream(e.seed, name)
+}
