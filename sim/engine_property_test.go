@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"testing"
@@ -111,10 +112,7 @@ func (s *referenceScheduler) cancel(id int) bool {
 func (s *referenceScheduler) run(fire func(int)) {
 	for len(s.pending) > 0 {
 		slices.SortFunc(s.pending, func(a, b refEvent) int {
-			if a.at != b.at {
-				return int(a.at - b.at)
-			}
-			return a.id - b.id
+			return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.id, b.id))
 		})
 		ev := s.pending[0]
 		s.pending = s.pending[1:]

@@ -1,0 +1,222 @@
+package faulty
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/sbsim/sbsim/sim"
+)
+
+// Delivery is a packet as it reaches the far end of a link.
+type Delivery[P any] struct {
+	Packet P
+	Size   int
+	// Corrupt marks a packet damaged in transit. The link still delivers it, so that the
+	// receiver's integrity check, not the link, decides what to do with it.
+	Corrupt bool
+}
+
+// Counters account for every packet offered to a link. Originals and duplicate copies are
+// counted apart, so that at every instant
+//
+//	Sent = Delivered + Lost + DroppedCapacity + DroppedPartition + InFlight.
+type Counters struct {
+	Sent             int64 // packets offered by Send
+	Delivered        int64 // originals handed to the receiver, corrupt or not
+	Lost             int64 // originals lost at random
+	DroppedCapacity  int64 // originals refused because the link was full
+	DroppedPartition int64 // originals sent into, or caught in flight by, a down window
+	InFlight         int64 // originals accepted and not yet delivered or lost
+	Duplicated       int64 // extra copies delivered, besides the originals
+	Corrupted        int64 // deliveries, originals or copies, marked corrupt
+	Bytes            int64 // bytes offered by Send
+	BytesDelivered   int64 // bytes delivered, copies included
+}
+
+// Check returns an error when the counters do not add up; a link's counters always do.
+func (c Counters) Check() error {
+	if sum := c.Delivered + c.Lost + c.DroppedCapacity + c.DroppedPartition + c.InFlight; sum != c.Sent {
+		return fmt.Errorf("sent %d != delivered %d + lost %d + dropped for capacity %d + dropped by partition %d + in flight %d",
+			c.Sent, c.Delivered, c.Lost, c.DroppedCapacity, c.DroppedPartition, c.InFlight)
+	}
+	if c.Corrupted > c.Delivered+c.Duplicated {
+		return fmt.Errorf("corrupted %d > delivered %d + duplicated %d", c.Corrupted, c.Delivered, c.Duplicated)
+	}
+	return nil
+}
+
+// Link carries packets of type P in one direction, with the faults of its Config. It is
+// driven by a sim.Engine and is not safe for concurrent use.
+type Link[P any] struct {
+	e       *sim.Engine
+	name    string
+	cfg     Config
+	down    []Window // cfg.Down, sorted and merged
+	deliver func(Delivery[P])
+
+	// One stream per kind of fault, so that enabling one leaves the others' draws alone.
+	lossRng, duplicateRng, corruptRng, jitterRng *rand.Rand
+	// bad is the Gilbert–Elliott state.
+	bad bool
+	// wireFree is when the wire finishes serialising the last packet accepted.
+	// Invariant: wireFree is never before the send time of any packet in flight.
+	wireFree time.Duration
+
+	// flights holds the copies on their way; freeFlights lists unused entries. A copy's
+	// arrival event carries the index of its entry.
+	flights     []flight[P]
+	freeFlights []uint32
+	counters    Counters
+}
+
+// flight is one copy of a packet between Send and its arrival.
+type flight[P any] struct {
+	d         Delivery[P]
+	sentAt    time.Duration
+	lost      bool
+	duplicate bool // an extra copy: not an original, not counted against Capacity
+}
+
+// New returns a link called name (used in errors and to name its random streams, so it must
+// be unique in the engine) that hands each arriving packet to deliver.
+func New[P any](e *sim.Engine, name string, cfg Config, deliver func(Delivery[P])) (*Link[P], error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("link %s: %w", name, err)
+	}
+	if deliver == nil {
+		return nil, fmt.Errorf("link %s: no receiver to deliver to", name)
+	}
+	prefix := "link/" + name + "/"
+	return &Link[P]{
+		e:            e,
+		name:         name,
+		cfg:          cfg,
+		down:         downWindows(cfg.Down),
+		deliver:      deliver,
+		lossRng:      e.Stream(prefix + "loss"),
+		duplicateRng: e.Stream(prefix + "duplicate"),
+		corruptRng:   e.Stream(prefix + "corrupt"),
+		jitterRng:    e.Stream(prefix + "jitter"),
+	}, nil
+}
+
+// Name returns the link's name.
+func (l *Link[P]) Name() string { return l.name }
+
+// Config returns the link's configuration.
+func (l *Link[P]) Config() Config { return l.cfg }
+
+// Counters returns the link's counters now.
+func (l *Link[P]) Counters() Counters { return l.counters }
+
+// Send offers a packet of size bytes to the link at the engine's current time. Whether it
+// arrives, when, how often and whether intact is decided here, from the link's streams, in
+// the order packets are sent.
+func (l *Link[P]) Send(p P, size int) {
+	if size < 0 {
+		panic(fmt.Sprintf("faulty: link %s: packet of negative size %d at %v", l.name, size, l.e.Now()))
+	}
+	now := l.e.Now()
+	l.counters.Sent++
+	l.counters.Bytes += int64(size)
+	if l.isDown(now, now) {
+		l.counters.DroppedPartition++
+		return
+	}
+	if l.cfg.Capacity > 0 && l.counters.InFlight >= int64(l.cfg.Capacity) {
+		l.counters.DroppedCapacity++
+		return
+	}
+	l.wireFree = max(l.wireFree, now) + l.serialisation(size)
+	lost := l.drawLoss()
+	d := Delivery[P]{Packet: p, Size: size, Corrupt: l.cfg.CorruptProbability > 0 && sim.Bernoulli(l.corruptRng, l.cfg.CorruptProbability)}
+	l.counters.InFlight++
+	l.launch(flight[P]{d: d, sentAt: now, lost: lost})
+	if !lost && l.cfg.DuplicateProbability > 0 && sim.Bernoulli(l.duplicateRng, l.cfg.DuplicateProbability) {
+		l.launch(flight[P]{d: d, sentAt: now, duplicate: true})
+	}
+}
+
+// launch schedules the arrival of one copy after the wire, the latency and its jitter.
+func (l *Link[P]) launch(f flight[P]) {
+	at := l.wireFree + l.cfg.LatencyFixed + l.cfg.LatencyJitter.Sample(l.jitterRng)
+	var i uint32
+	if n := len(l.freeFlights); n > 0 {
+		i = l.freeFlights[n-1]
+		l.freeFlights = l.freeFlights[:n-1]
+	} else {
+		i = uint32(len(l.flights))
+		l.flights = append(l.flights, flight[P]{})
+	}
+	l.flights[i] = f
+	l.e.Schedule(at, l, uint64(i))
+}
+
+// HandleEvent is the arrival of the copy in flight at index i. It is the link's sim.Handler.
+func (l *Link[P]) HandleEvent(i uint64) {
+	f := l.flights[i]
+	l.flights[i] = flight[P]{}
+	l.freeFlights = append(l.freeFlights, uint32(i))
+	if !f.duplicate {
+		l.counters.InFlight--
+	}
+	switch {
+	case l.isDown(f.sentAt, l.e.Now()):
+		if !f.duplicate {
+			l.counters.DroppedPartition++
+		}
+	case f.lost:
+		l.counters.Lost++
+	default:
+		if f.duplicate {
+			l.counters.Duplicated++
+		} else {
+			l.counters.Delivered++
+		}
+		if f.d.Corrupt {
+			l.counters.Corrupted++
+		}
+		l.counters.BytesDelivered += int64(f.d.Size)
+		l.deliver(f.d)
+	}
+}
+
+// serialisation returns the time the wire takes to carry size bytes.
+func (l *Link[P]) serialisation(size int) time.Duration {
+	if l.cfg.Bandwidth == 0 {
+		return 0
+	}
+	return time.Duration(int64(size) * int64(time.Second) / l.cfg.Bandwidth)
+}
+
+// drawLoss decides whether the next packet is lost, stepping the Gilbert–Elliott chain
+// when bursty loss is on.
+func (l *Link[P]) drawLoss() bool {
+	if g := l.cfg.LossBurst; g.Enabled() {
+		if l.bad {
+			l.bad = !sim.Bernoulli(l.lossRng, g.BadToGood)
+		} else {
+			l.bad = sim.Bernoulli(l.lossRng, g.GoodToBad)
+		}
+		if l.bad {
+			return sim.Bernoulli(l.lossRng, g.LossBad)
+		}
+		return sim.Bernoulli(l.lossRng, g.LossGood)
+	}
+	return l.cfg.LossProbability > 0 && sim.Bernoulli(l.lossRng, l.cfg.LossProbability)
+}
+
+// isDown reports whether a down window overlaps [from, to]: a packet sent at from and
+// arriving at to has crossed a cut.
+func (l *Link[P]) isDown(from, to time.Duration) bool {
+	for _, w := range l.down {
+		if w.From > to {
+			return false
+		}
+		if w.Until > from {
+			return true
+		}
+	}
+	return false
+}
