@@ -21,7 +21,9 @@ const (
 	Uniform
 	// Exponential has mean Mean.
 	Exponential
-	// Normal has mean Mean and standard deviation StdDev, truncated at zero.
+	// Normal has mean Mean and standard deviation StdDev; a negative draw is clamped to
+	// zero, which puts that probability on zero and raises the mean when StdDev is not
+	// small next to Mean.
 	Normal
 	// LogNormal has mean Mean and standard deviation StdDev (of the duration itself, not of
 	// its logarithm): a right-skewed delay that is never negative, the usual shape of
@@ -66,7 +68,7 @@ func ExponentialMean(mean time.Duration) Distribution {
 }
 
 // NormalMean returns the normal distribution with the given mean and standard deviation,
-// truncated at zero.
+// clamped at zero.
 func NormalMean(mean, stdDev time.Duration) Distribution {
 	return Distribution{Kind: Normal, Mean: mean, StdDev: stdDev}
 }
@@ -103,8 +105,8 @@ func (d Distribution) Validate() error {
 	return nil
 }
 
-// MeanValue returns the distribution's expected value, ignoring the truncation of a Normal
-// at zero.
+// MeanValue returns the distribution's expected value, ignoring the clamping of a Normal at
+// zero.
 func (d Distribution) MeanValue() time.Duration {
 	if d.Kind == Uniform {
 		return d.Min + (d.Max-d.Min)/2

@@ -54,7 +54,7 @@ func TestDistributionSamplesHaveTheirMeanAndSpread(t *testing.T) {
 	}
 }
 
-func TestNormalIsTruncatedAtZero(t *testing.T) {
+func TestNormalIsClampedAtZero(t *testing.T) {
 	_, _, least := sampleMoments(NormalMean(time.Millisecond, 10*time.Millisecond), 1000)
 	assert.Equal(t, time.Duration(0), least)
 }

@@ -21,7 +21,7 @@
 //
 //	e := sim.New(seed)
 //	rng := e.Stream("workload")
-//	e.After(sim.Exponential(time.Second).Sample(rng), sim.HandlerFunc(func(uint64) {
+//	e.After(sim.ExponentialMean(time.Second).Sample(rng), sim.HandlerFunc(func(uint64) {
 //		// react, schedule more
 //	}), 0)
 //	reason := e.Run(sim.Limits{MaxTime: time.Hour})

@@ -215,6 +215,12 @@ func (e *Engine) peek() (entry, bool) {
 	return entry{}, false
 }
 
+// HasStream reports whether the stream called name has been requested already.
+func (e *Engine) HasStream(name string) bool {
+	_, ok := e.streams[name]
+	return ok
+}
+
 // Stream returns the random stream called name. Its draws depend only on the engine's seed
 // and on name, never on which other streams exist or in what order they were made, so a
 // component added to a scenario leaves every other component's randomness as it was.

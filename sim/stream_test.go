@@ -44,3 +44,10 @@ func TestStreamRequestedTwicePanics(t *testing.T) {
 
 	assert.PanicsWithValue(t, `sim: random stream "workload" requested twice`, func() { e.Stream("workload") })
 }
+
+func TestHasStreamReportsRequestedNames(t *testing.T) {
+	e := New(7)
+	assert.False(t, e.HasStream("workload"))
+	e.Stream("workload")
+	assert.True(t, e.HasStream("workload"))
+}

@@ -28,10 +28,14 @@ type Counters struct {
 	DroppedCapacity  int64 // originals refused because the link was full
 	DroppedPartition int64 // originals sent into, or caught in flight by, a down window
 	InFlight         int64 // originals accepted and not yet delivered or lost
-	Duplicated       int64 // extra copies delivered, besides the originals
-	Corrupted        int64 // deliveries, originals or copies, marked corrupt
-	Bytes            int64 // bytes offered by Send
-	BytesDelivered   int64 // bytes delivered, copies included
+	// Duplicated counts extra copies delivered. A copy draws its own jitter but carries its
+	// original's corrupt mark, and it can arrive before a down window that then catches its
+	// original: the receiver sees that packet once, counted here and in DroppedPartition.
+	// Distinct packets seen by a receiver are therefore at most Delivered + Duplicated.
+	Duplicated     int64
+	Corrupted      int64 // deliveries, originals or copies, marked corrupt
+	Bytes          int64 // bytes offered by Send
+	BytesDelivered int64 // bytes delivered, copies included
 }
 
 // Check returns an error when the counters do not add up; a link's counters always do.
@@ -88,6 +92,9 @@ func New[P any](e *sim.Engine, name string, cfg Config, deliver func(Delivery[P]
 		return nil, fmt.Errorf("link %s: no receiver to deliver to", name)
 	}
 	prefix := "link/" + name + "/"
+	if e.HasStream(prefix + "loss") {
+		return nil, fmt.Errorf("link %s: the name is already used by another link of this engine", name)
+	}
 	return &Link[P]{
 		e:            e,
 		name:         name,

@@ -414,3 +414,15 @@ func TestDownWindowsAreSortedAndMerged(t *testing.T) {
 	assert.Equal(t, []string{"both", "a-to-b", "b-to-a"}, []string{Both.String(), AToB.String(), BToA.String()})
 	assert.Equal(t, fmt.Sprint(Direction(9)), "Direction(9)")
 }
+
+func TestLinkNameUsedTwiceIsAnError(t *testing.T) {
+	e := sim.New(1)
+	deliver := func(Delivery[int]) {}
+	_, err := New(e, "A->B", Config{}, deliver)
+	require.NoError(t, err)
+
+	_, err = New(e, "A->B", Config{}, deliver)
+	assert.EqualError(t, err, "link A->B: the name is already used by another link of this engine")
+	_, err = NewPair(e, "A", "B", PairConfig{}, deliver, deliver)
+	assert.EqualError(t, err, "link A->B: the name is already used by another link of this engine")
+}
