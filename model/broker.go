@@ -1,0 +1,276 @@
+package model
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Broker is one instance's Service Broker: its databases' conversation endpoints, queues
+// and transmission queues, its transmitter and its adjacent-broker connections. It is driven:
+// each input method (an application statement, PacketArrived, TimerFired) runs at a virtual
+// time and leaves what it asks of the world in Effects, which the caller applies and then
+// clears with Advance. A Broker performs no I/O and is not safe for concurrent use.
+type Broker struct {
+	id  InstanceID
+	cat *Catalog
+	cfg Config
+	// now is the time of the input being handled.
+	now time.Duration
+
+	endpoints map[ConversationHandle]*endpoint // by handle, for applications and timers
+	dialogs   map[dialogKey]*endpoint          // by dialog and side, for arriving fragments
+	queues    []*serviceQueue                  // by QueueID; nil for other instances' queues
+	conns     []*connection                    // by peer InstanceID
+	tx        transmitter
+
+	openBlocks  []InstanceID // peers with an open block
+	selfPackets []*Packet    // packets to this instance, processed before the input returns
+
+	counter      uint64 // for handles, conversation and group ids
+	queuingOrder int64
+	tracing      bool
+	effects      Effects
+	counters     Counters
+	// transmissionObjects counts endpoints holding a transmission object (TXQ-6).
+	transmissionObjects int
+}
+
+// Effects is what the inputs since the last Advance ask of the world.
+type Effects struct {
+	// Transmit holds packets for other instances, to carry over the links. The world owns
+	// them: the broker never touches a packet again once it is here.
+	Transmit []Packet
+	// Timers to arm; a timer fires TimerFired with the same value.
+	Timers []Timer
+	// Ready lists queues on which messages became receivable.
+	Ready []QueueID
+	// Trace holds the records of the steps taken, when tracing is on.
+	Trace []TraceRecord
+}
+
+// TimerKind says what a Timer is for.
+type TimerKind uint8
+
+const (
+	TimerRetry     TimerKind = iota + 1 // Key: conversation handle
+	TimerAckFlush                       // Key: peer instance
+	TimerConnect                        // Key: peer instance
+	TimerIdle                           // Key: peer instance
+	TimerLifetime                       // Key: conversation handle
+	TimerRetention                      // Key: conversation handle
+)
+
+// Timer asks the world to call TimerFired at At. Timers are never cancelled: one that is no
+// longer needed does nothing when it fires.
+type Timer struct {
+	At   time.Duration
+	Kind TimerKind
+	Key  uint64
+}
+
+// Counters are a broker's protocol counters.
+type Counters struct {
+	MessagesSent           int64 // sequenced messages queued for transmission
+	MessagesEnqueued       int64 // messages made ready on this instance's queues
+	MessagesReceived       int64 // rows returned by RECEIVE
+	FragmentsSent          int64 // fragments put in blocks, retransmissions included
+	FragmentsRetransmitted int64
+	FragmentsReceived      int64 // fragments arrived intact
+	DuplicatesDiscarded    int64 // copies of fragments already stored (PROTO-5)
+	CorruptDiscarded       int64 // fragments in blocks that failed the integrity check (PROTO-11)
+	FragmentsDiscarded     int64 // dropped on purpose: window, closed or unknown dialog
+	AcksSent               int64 // dedicated acknowledgements
+	AcksPiggybacked        int64 // acknowledgements carried by fragments
+	EndpointsCreated       int64
+	EndpointsDeleted       int64
+}
+
+// NewBroker returns the broker of instance id.
+func NewBroker(cat *Catalog, id InstanceID, cfg Config) (*Broker, error) {
+	if int(id) >= len(cat.Instances) {
+		return nil, fmt.Errorf("instance %d is not in the catalog", id)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("instance %q: %w", cat.Instances[id].Name, err)
+	}
+	b := &Broker{
+		id: id, cat: cat, cfg: cfg.WithDefaults(),
+		endpoints: map[ConversationHandle]*endpoint{},
+		dialogs:   map[dialogKey]*endpoint{},
+		queues:    make([]*serviceQueue, len(cat.Queues)),
+		conns:     make([]*connection, len(cat.Instances)),
+		tx:        &fifoTransmitter{},
+	}
+	for i, q := range cat.Queues {
+		if cat.Databases[q.Database].Instance == id {
+			b.queues[i] = &serviceQueue{id: QueueID(i), status: q.Status}
+		}
+	}
+	for i := range b.conns {
+		b.conns[i] = &connection{peer: InstanceID(i)}
+	}
+	return b, nil
+}
+
+// ID returns the broker's instance.
+func (b *Broker) ID() InstanceID { return b.id }
+
+// SetTracing turns trace records on or off. Off, recording costs nothing.
+func (b *Broker) SetTracing(on bool) { b.tracing = on }
+
+// Effects returns what the broker asks of the world since the last Advance.
+func (b *Broker) Effects() *Effects { return &b.effects }
+
+// Advance clears the effects once the world has applied them.
+func (b *Broker) Advance() {
+	clear(b.effects.Transmit)
+	b.effects.Transmit = b.effects.Transmit[:0]
+	b.effects.Timers = b.effects.Timers[:0]
+	for _, q := range b.effects.Ready {
+		b.queues[q].signalled = false
+	}
+	b.effects.Ready = b.effects.Ready[:0]
+	b.effects.Trace = b.effects.Trace[:0]
+}
+
+// Counters returns the broker's counters.
+func (b *Broker) Counters() Counters { return b.counters }
+
+// TransmissionObjectBytes is the memory accounted to transmission objects (TXQ-6, G-13).
+func (b *Broker) TransmissionObjectBytes() int64 {
+	return int64(b.transmissionObjects) * int64(b.cfg.TransmissionObjectBytes)
+}
+
+func (b *Broker) trace(r TraceRecord) {
+	if b.tracing {
+		r.Instance = b.id
+		b.effects.Trace = append(b.effects.Trace, r)
+	}
+}
+
+func (b *Broker) timer(at time.Duration, kind TimerKind, key uint64) {
+	b.effects.Timers = append(b.effects.Timers, Timer{At: at, Kind: kind, Key: key})
+}
+
+func (b *Broker) nextID() uint64 {
+	b.counter++
+	return worldUnique(b.id, b.counter)
+}
+
+// makeReady puts an endpoint with something to send in the transmitter's list.
+func (b *Broker) makeReady(ep *endpoint) {
+	if ep.out != nil && !ep.out.inTransmitter {
+		ep.out.inTransmitter = true
+		b.tx.ready(ep)
+	}
+}
+
+// useTransmissionObject gives a remote dialog's endpoint its transmission object on first
+// use (TXQ-6); direct same-instance delivery uses none.
+func (b *Broker) useTransmissionObject(ep *endpoint) {
+	if !ep.hasTO && !ep.local {
+		ep.hasTO = true
+		b.transmissionObjects++
+	}
+}
+
+// pump serves the transmitter: each endpoint it hands out sends what is due, once its
+// connection is logged in. Then every open block leaves, and packets to this instance are
+// processed until none is left.
+func (b *Broker) pump(now time.Duration) {
+	for {
+		for ep := b.tx.next(); ep != nil; ep = b.tx.next() {
+			if ep.deleted || ep.out == nil {
+				continue
+			}
+			c := b.conns[ep.farInstance]
+			if !b.ready(now, c) {
+				c.waiting = append(c.waiting, ep) // still marked inTransmitter: parked
+				continue
+			}
+			ep.out.inTransmitter = false
+			b.transmitEndpoint(now, ep)
+		}
+		b.flushBlocks()
+		if len(b.selfPackets) == 0 {
+			return
+		}
+		p := b.selfPackets[0]
+		b.selfPackets = slices.Delete(b.selfPackets, 0, 1)
+		b.receivePacket(now, p)
+	}
+}
+
+// TimerFired is the input for a timer the broker asked for.
+func (b *Broker) TimerFired(now time.Duration, t Timer) {
+	b.now = now
+	switch t.Kind {
+	case TimerRetry:
+		if ep := b.endpoints[ConversationHandle(t.Key)]; ep != nil {
+			b.retry(now, ep)
+		}
+	case TimerAckFlush:
+		b.flushAcks(now, b.conns[t.Key])
+	case TimerConnect:
+		b.connected(now, b.conns[t.Key])
+	case TimerIdle:
+		b.idle(now, b.conns[t.Key])
+	case TimerLifetime:
+		if ep := b.endpoints[ConversationHandle(t.Key)]; ep != nil {
+			b.lifetimeExpired(now, ep)
+		}
+	case TimerRetention:
+		b.forgetClosed(ConversationHandle(t.Key))
+	default:
+		panic(fmt.Sprintf("model: instance %d: timer of unknown kind %d at t=%v", b.id, t.Kind, now))
+	}
+	b.pump(now)
+}
+
+// Endpoint returns the conversation endpoint with the handle, as sys.conversation_endpoints
+// shows it. Closed target endpoints stay visible while they are retained (G-16).
+func (b *Broker) Endpoint(h ConversationHandle) (ConversationEndpoint, bool) {
+	if ep := b.endpoints[h]; ep != nil {
+		return ep.row(), true
+	}
+	return ConversationEndpoint{}, false
+}
+
+// Endpoints returns every endpoint of the instance, ordered by handle.
+func (b *Broker) Endpoints() []ConversationEndpoint {
+	rows := make([]ConversationEndpoint, 0, len(b.endpoints))
+	for _, ep := range b.endpoints {
+		rows = append(rows, ep.row())
+	}
+	slices.SortFunc(rows, func(x, y ConversationEndpoint) int { return cmp.Compare(x.ConversationHandle, y.ConversationHandle) })
+	return rows
+}
+
+// TransmissionQueue returns the rows of the instance's transmission queues, ordered by
+// enqueue time, then conversation and sequence.
+func (b *Broker) TransmissionQueue() []TransmissionQueueRow {
+	var rows []TransmissionQueueRow
+	for _, ep := range b.endpoints {
+		if ep.out == nil {
+			continue
+		}
+		for i := ep.out.head; i < len(ep.out.rows); i++ {
+			r := &ep.out.rows[i]
+			if r.removed {
+				continue
+			}
+			from, to := ep.service, ep.farService
+			rows = append(rows, TransmissionQueueRow{ConversationHandle: ep.handle, ToService: to, FromService: from,
+				Contract: ep.contract, EnqueueTime: r.enqueued, MessageSequenceNumber: r.seq, MessageType: r.msgType,
+				IsConversationError: r.msgType == ErrorMessageType, IsEndOfDialog: r.msgType == EndDialogMessageType,
+				Bytes: r.bytes, TransmissionStatus: r.status(), Priority: ep.priority, FragmentsAcked: r.acked, Fragments: r.count})
+		}
+	}
+	slices.SortFunc(rows, func(x, y TransmissionQueueRow) int {
+		return cmp.Or(cmp.Compare(x.EnqueueTime, y.EnqueueTime), cmp.Compare(x.ConversationHandle, y.ConversationHandle),
+			cmp.Compare(x.MessageSequenceNumber, y.MessageSequenceNumber))
+	})
+	return rows
+}

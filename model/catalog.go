@@ -1,0 +1,224 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+)
+
+// The definitions below are what a designer writes (CREATE MESSAGE TYPE, CREATE CONTRACT,
+// CREATE QUEUE, CREATE SERVICE, per database, per instance). Compile checks them and turns
+// them into a Catalog of indexed objects that the brokers share read-only.
+
+// SentBy says which side of a dialog may send a message type on a contract.
+type SentBy uint8
+
+const (
+	SentByAny SentBy = iota
+	SentByInitiator
+	SentByTarget
+)
+
+func (s SentBy) String() string {
+	switch s {
+	case SentByAny:
+		return "ANY"
+	case SentByInitiator:
+		return "INITIATOR"
+	case SentByTarget:
+		return "TARGET"
+	}
+	return fmt.Sprintf("SentBy(%d)", int(s))
+}
+
+// allows reports whether a side may send under s (DLG-16).
+func (s SentBy) allows(initiator bool) bool {
+	return s == SentByAny || (s == SentByInitiator) == initiator
+}
+
+// The system message types every database has (ENT-11), and the DEFAULT message type and
+// contract.
+const (
+	MessageTypeDefault     = "DEFAULT"
+	MessageTypeEndDialog   = "http://schemas.microsoft.com/SQL/ServiceBroker/EndDialog"
+	MessageTypeError       = "http://schemas.microsoft.com/SQL/ServiceBroker/Error"
+	MessageTypeDialogTimer = "http://schemas.microsoft.com/SQL/ServiceBroker/DialogTimer"
+	ContractDefault        = "DEFAULT"
+)
+
+// The interned identifiers of the system message types and of the DEFAULT contract.
+const (
+	DefaultMessageType MessageTypeID = iota
+	EndDialogMessageType
+	ErrorMessageType
+	DialogTimerMessageType
+)
+
+// DefaultContract is the interned identifier of the DEFAULT contract.
+const DefaultContract ContractID = 0
+
+// MessageType is CREATE MESSAGE TYPE.
+type MessageType struct {
+	Name string
+}
+
+// ContractMessage is one line of CREATE CONTRACT: a message type and who may send it.
+type ContractMessage struct {
+	MessageType string
+	SentBy      SentBy
+}
+
+// Contract is CREATE CONTRACT.
+type Contract struct {
+	Name     string
+	Messages []ContractMessage
+}
+
+// QueueStatus is a queue's STATUS; the zero value is ON.
+type QueueStatus uint8
+
+const (
+	QueueOn QueueStatus = iota
+	QueueOff
+)
+
+func (s QueueStatus) String() string {
+	if s == QueueOff {
+		return "OFF"
+	}
+	return "ON"
+}
+
+// Queue is CREATE QUEUE.
+type Queue struct {
+	Name      string
+	Status    QueueStatus
+	Retention bool
+}
+
+// Service is CREATE SERVICE name ON QUEUE queue (contracts): the contracts listed are the
+// ones the service accepts as a target.
+type Service struct {
+	Name      string
+	Queue     string
+	Contracts []string
+}
+
+// Database holds the objects of one database.
+type Database struct {
+	Name         string
+	MessageTypes []MessageType
+	Contracts    []Contract
+	Queues       []Queue
+	Services     []Service
+}
+
+// Instance is one SQL Server instance and its broker.
+type Instance struct {
+	Name      string
+	Databases []Database
+}
+
+// Catalog is the compiled, read-only description of every instance. Service names are
+// unique in the world, so a service's name is its route: the sim has no sys.routes.
+type Catalog struct {
+	Instances    []InstanceInfo
+	Databases    []DatabaseInfo
+	Queues       []QueueInfo
+	Services     []ServiceInfo
+	Contracts    []ContractInfo
+	MessageTypes []string
+
+	instanceByName    map[string]InstanceID
+	serviceByName     map[string]ServiceID
+	contractByName    map[string]ContractID
+	messageTypeByName map[string]MessageTypeID
+}
+
+// InstanceInfo is a compiled instance.
+type InstanceInfo struct {
+	Name      string
+	Databases []DatabaseID
+}
+
+// DatabaseInfo is a compiled database.
+type DatabaseInfo struct {
+	Name      string
+	Instance  InstanceID
+	Contracts []ContractID // the contracts defined in this database
+	Queues    []QueueID
+	Services  []ServiceID
+}
+
+// QueueInfo is a compiled queue, with its initial status.
+type QueueInfo struct {
+	Name      string
+	Database  DatabaseID
+	Status    QueueStatus
+	Retention bool
+}
+
+// ServiceInfo is a compiled service.
+type ServiceInfo struct {
+	Name      string
+	Instance  InstanceID
+	Database  DatabaseID
+	Queue     QueueID
+	Contracts []ContractID // accepted as target
+}
+
+// ContractInfo is a compiled contract: for each message type it allows, who may send it.
+type ContractInfo struct {
+	Name     string
+	Messages []ContractMessageInfo
+}
+
+// ContractMessageInfo is one message type of a compiled contract.
+type ContractMessageInfo struct {
+	MessageType MessageTypeID
+	SentBy      SentBy
+}
+
+// Instance returns the instance called name.
+func (c *Catalog) Instance(name string) (InstanceID, bool) {
+	id, ok := c.instanceByName[name]
+	return id, ok
+}
+
+// Service returns the service called name.
+func (c *Catalog) Service(name string) (ServiceID, bool) {
+	id, ok := c.serviceByName[name]
+	return id, ok
+}
+
+// Contract returns the contract called name.
+func (c *Catalog) Contract(name string) (ContractID, bool) {
+	id, ok := c.contractByName[name]
+	return id, ok
+}
+
+// MessageType returns the message type called name.
+func (c *Catalog) MessageType(name string) (MessageTypeID, bool) {
+	id, ok := c.messageTypeByName[name]
+	return id, ok
+}
+
+// allows reports whether contract lets the given side send message type mt (DLG-16). The
+// system types EndDialog and Error are never sent with SEND, so they are not allowed here.
+func (c *Catalog) allows(contract ContractID, mt MessageTypeID, initiator bool) bool {
+	for _, m := range c.Contracts[contract].Messages {
+		if m.MessageType == mt {
+			return m.SentBy.allows(initiator)
+		}
+	}
+	return false
+}
+
+// databaseHasContract reports whether the contract is defined in the database.
+func (c *Catalog) databaseHasContract(db DatabaseID, contract ContractID) bool {
+	return slices.Contains(c.Databases[db].Contracts, contract)
+}
+
+// accepts reports whether the service accepts dialogs on the contract as a target.
+func (c *Catalog) accepts(s ServiceID, contract ContractID) bool {
+	return slices.Contains(c.Services[s].Contracts, contract)
+}

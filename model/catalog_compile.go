@@ -1,0 +1,198 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// Compile checks the definitions of every instance and returns the Catalog. An error names
+// the object at fault by its path: instance "A": database "Sales": service "S": ...
+//
+// Besides Service Broker's own rules (a service on an existing queue, contracts and message
+// types defined in the database, no duplicate names), the sim asks that service names be
+// unique in the world, since it routes by service name alone, and that a contract defined
+// in several databases be defined the same way in each.
+func Compile(instances []Instance) (*Catalog, error) {
+	c := &Catalog{
+		instanceByName:    map[string]InstanceID{},
+		serviceByName:     map[string]ServiceID{},
+		contractByName:    map[string]ContractID{},
+		messageTypeByName: map[string]MessageTypeID{},
+	}
+	for _, name := range []string{MessageTypeDefault, MessageTypeEndDialog, MessageTypeError, MessageTypeDialogTimer} {
+		c.internMessageType(name)
+	}
+	c.Contracts = append(c.Contracts, ContractInfo{Name: ContractDefault,
+		Messages: []ContractMessageInfo{{MessageType: DefaultMessageType, SentBy: SentByAny}}})
+	c.contractByName[ContractDefault] = DefaultContract
+
+	if len(instances) == 0 {
+		return nil, errors.New("no instance is defined")
+	}
+	// Where each contract was first defined, to name it when another definition disagrees.
+	contractOrigin := map[string]string{}
+	serviceOrigin := map[string]string{}
+	for _, in := range instances {
+		where := fmt.Sprintf("instance %q", in.Name)
+		if in.Name == "" {
+			return nil, errors.New("an instance has no name")
+		}
+		if _, dup := c.instanceByName[in.Name]; dup {
+			return nil, fmt.Errorf("%s is defined twice", where)
+		}
+		if len(c.Instances) > 0xfffe {
+			return nil, fmt.Errorf("%s: more than 65534 instances", where)
+		}
+		id := InstanceID(len(c.Instances))
+		c.instanceByName[in.Name] = id
+		c.Instances = append(c.Instances, InstanceInfo{Name: in.Name})
+		seen := map[string]bool{}
+		for _, db := range in.Databases {
+			dbWhere := fmt.Sprintf("%s: database %q", where, db.Name)
+			if db.Name == "" {
+				return nil, fmt.Errorf("%s: a database has no name", where)
+			}
+			if seen[db.Name] {
+				return nil, fmt.Errorf("%s is defined twice", dbWhere)
+			}
+			seen[db.Name] = true
+			if err := c.compileDatabase(id, db, dbWhere, contractOrigin, serviceOrigin); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return c, nil
+}
+
+func (c *Catalog) internMessageType(name string) MessageTypeID {
+	if id, ok := c.messageTypeByName[name]; ok {
+		return id
+	}
+	id := MessageTypeID(len(c.MessageTypes))
+	c.MessageTypes = append(c.MessageTypes, name)
+	c.messageTypeByName[name] = id
+	return id
+}
+
+func (c *Catalog) compileDatabase(instance InstanceID, db Database, where string, contractOrigin, serviceOrigin map[string]string) error {
+	dbID := DatabaseID(len(c.Databases))
+	info := DatabaseInfo{Name: db.Name, Instance: instance, Contracts: []ContractID{DefaultContract}}
+
+	types := map[string]bool{MessageTypeDefault: true}
+	for _, mt := range db.MessageTypes {
+		if mt.Name == "" {
+			return fmt.Errorf("%s: a message type has no name", where)
+		}
+		if types[mt.Name] || isSystemMessageType(mt.Name) {
+			return fmt.Errorf("%s: message type %q is defined twice (or is a system type)", where, mt.Name)
+		}
+		types[mt.Name] = true
+		c.internMessageType(mt.Name)
+	}
+
+	for _, ct := range db.Contracts {
+		id, err := c.compileContract(ct, types, fmt.Sprintf("%s: contract %q", where, ct.Name), contractOrigin)
+		if err != nil {
+			return err
+		}
+		if slices.Contains(info.Contracts, id) {
+			return fmt.Errorf("%s: contract %q is defined twice", where, ct.Name)
+		}
+		info.Contracts = append(info.Contracts, id)
+	}
+
+	queues := map[string]QueueID{}
+	for _, q := range db.Queues {
+		if q.Name == "" {
+			return fmt.Errorf("%s: a queue has no name", where)
+		}
+		if _, dup := queues[q.Name]; dup {
+			return fmt.Errorf("%s: queue %q is defined twice", where, q.Name)
+		}
+		if q.Status > QueueOff {
+			return fmt.Errorf("%s: queue %q: status %d is neither ON nor OFF", where, q.Name, q.Status)
+		}
+		id := QueueID(len(c.Queues))
+		queues[q.Name] = id
+		c.Queues = append(c.Queues, QueueInfo{Name: q.Name, Database: dbID, Status: q.Status, Retention: q.Retention})
+		info.Queues = append(info.Queues, id)
+	}
+
+	for _, s := range db.Services {
+		sWhere := fmt.Sprintf("%s: service %q", where, s.Name)
+		if s.Name == "" {
+			return fmt.Errorf("%s: a service has no name", where)
+		}
+		if first, dup := serviceOrigin[s.Name]; dup {
+			return fmt.Errorf("%s is already defined in %s: service names must be unique in the world, they are the routes", sWhere, first)
+		}
+		serviceOrigin[s.Name] = where
+		q, ok := queues[s.Queue]
+		if !ok {
+			return fmt.Errorf("%s: queue %q does not exist in the database", sWhere, s.Queue)
+		}
+		svc := ServiceInfo{Name: s.Name, Instance: instance, Database: dbID, Queue: q}
+		for _, name := range s.Contracts {
+			id, ok := c.contractByName[name]
+			if !ok || !slices.Contains(info.Contracts, id) {
+				return fmt.Errorf("%s: contract %q does not exist in the database", sWhere, name)
+			}
+			if slices.Contains(svc.Contracts, id) {
+				return fmt.Errorf("%s: contract %q is listed twice", sWhere, name)
+			}
+			svc.Contracts = append(svc.Contracts, id)
+		}
+		id := ServiceID(len(c.Services))
+		c.serviceByName[s.Name] = id
+		c.Services = append(c.Services, svc)
+		info.Services = append(info.Services, id)
+	}
+	c.Databases = append(c.Databases, info)
+	return nil
+}
+
+// compileContract checks one contract against the database's message types and against
+// other databases' definitions of the same name, and returns its interned identifier.
+func (c *Catalog) compileContract(ct Contract, types map[string]bool, where string, origin map[string]string) (ContractID, error) {
+	if ct.Name == "" {
+		return 0, fmt.Errorf("%s: a contract has no name", where)
+	}
+	if ct.Name == ContractDefault {
+		return 0, fmt.Errorf("%s: DEFAULT is a system contract", where)
+	}
+	if len(ct.Messages) == 0 {
+		return 0, fmt.Errorf("%s: a contract needs at least one message type", where)
+	}
+	info := ContractInfo{Name: ct.Name}
+	for _, m := range ct.Messages {
+		if !types[m.MessageType] {
+			return 0, fmt.Errorf("%s: message type %q does not exist in the database", where, m.MessageType)
+		}
+		if m.SentBy > SentByTarget {
+			return 0, fmt.Errorf("%s: message type %q: SENT BY %d is unknown", where, m.MessageType, m.SentBy)
+		}
+		mt := c.messageTypeByName[m.MessageType]
+		for _, prev := range info.Messages {
+			if prev.MessageType == mt {
+				return 0, fmt.Errorf("%s: message type %q is listed twice", where, m.MessageType)
+			}
+		}
+		info.Messages = append(info.Messages, ContractMessageInfo{MessageType: mt, SentBy: m.SentBy})
+	}
+	if id, ok := c.contractByName[ct.Name]; ok {
+		if !slices.Equal(c.Contracts[id].Messages, info.Messages) {
+			return 0, fmt.Errorf("%s differs from its definition in %s: the sim needs one definition per contract name", where, origin[ct.Name])
+		}
+		return id, nil
+	}
+	id := ContractID(len(c.Contracts))
+	c.Contracts = append(c.Contracts, info)
+	c.contractByName[ct.Name] = id
+	origin[ct.Name] = where
+	return id, nil
+}
+
+func isSystemMessageType(name string) bool {
+	return name == MessageTypeEndDialog || name == MessageTypeError || name == MessageTypeDialogTimer
+}

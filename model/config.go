@@ -1,0 +1,125 @@
+package model
+
+import (
+	"fmt"
+	"time"
+)
+
+// Config holds the broker's protocol parameters: the proposed defaults G-n of the
+// specification. A zero field takes the default.
+type Config struct {
+	// FragmentSize is the payload of one fragment, in bytes (G-9: 8192).
+	FragmentSize int
+	// RetryIntervalMin and RetryIntervalMax bound the retry back-off of an unacknowledged
+	// fragment: the first retry after Min, then doubling, capped at Max (G-8: 4 s, 64 s).
+	RetryIntervalMin, RetryIntervalMax time.Duration
+	// AckDelay is how long an acknowledgement waits for a fragment going the other way to
+	// ride on before it is sent on its own (G-20: 50 ms).
+	AckDelay time.Duration
+	// ReceiveWindow is how many messages beyond receive_sequence the receiver holds out of
+	// order; fragments beyond it are dropped unacknowledged (G-21: 64).
+	ReceiveWindow int
+	// SendWindow is the most fragments of one dialog sent and not yet acknowledged (G-11: 32).
+	SendWindow int
+	// BlockFragmentsMax and BlockBytesMax bound one block of fragments to one instance
+	// (G-10: 32 fragments, 64 KiB).
+	BlockFragmentsMax, BlockBytesMax int
+	// ConnectionIdleClose closes an adjacent-broker connection after this long without a
+	// fragment sent or received (G-12: 90 s).
+	ConnectionIdleClose time.Duration
+	// TransmissionObjectBytes is the memory one transmission object is accounted (TXQ-6,
+	// G-13: about 1 KB).
+	TransmissionObjectBytes int
+	// ClosedTargetRetention is how long a closed target endpoint is kept, so that a late
+	// duplicate of the first message cannot create a second one (G-16: 30 min).
+	ClosedTargetRetention time.Duration
+}
+
+// DefaultConfig returns the specification's proposed defaults.
+func DefaultConfig() Config {
+	return Config{
+		FragmentSize:            8192,
+		RetryIntervalMin:        4 * time.Second,
+		RetryIntervalMax:        64 * time.Second,
+		AckDelay:                50 * time.Millisecond,
+		ReceiveWindow:           64,
+		SendWindow:              32,
+		BlockFragmentsMax:       32,
+		BlockBytesMax:           64 << 10,
+		ConnectionIdleClose:     90 * time.Second,
+		TransmissionObjectBytes: 1024,
+		ClosedTargetRetention:   30 * time.Minute,
+	}
+}
+
+// WithDefaults returns c with every zero field set to its default.
+func (c Config) WithDefaults() Config {
+	d := DefaultConfig()
+	setInt := func(v *int, def int) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	setDur := func(v *time.Duration, def time.Duration) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	setInt(&c.FragmentSize, d.FragmentSize)
+	setDur(&c.RetryIntervalMin, d.RetryIntervalMin)
+	setDur(&c.RetryIntervalMax, d.RetryIntervalMax)
+	setDur(&c.AckDelay, d.AckDelay)
+	setInt(&c.ReceiveWindow, d.ReceiveWindow)
+	setInt(&c.SendWindow, d.SendWindow)
+	setInt(&c.BlockFragmentsMax, d.BlockFragmentsMax)
+	setInt(&c.BlockBytesMax, d.BlockBytesMax)
+	setDur(&c.ConnectionIdleClose, d.ConnectionIdleClose)
+	setInt(&c.TransmissionObjectBytes, d.TransmissionObjectBytes)
+	setDur(&c.ClosedTargetRetention, d.ClosedTargetRetention)
+	return c
+}
+
+// Validate names the first field that is negative or inconsistent.
+func (c Config) Validate() error {
+	ints := []struct {
+		name string
+		v    int
+	}{
+		{"FragmentSize", c.FragmentSize}, {"ReceiveWindow", c.ReceiveWindow}, {"SendWindow", c.SendWindow},
+		{"BlockFragmentsMax", c.BlockFragmentsMax}, {"BlockBytesMax", c.BlockBytesMax},
+		{"TransmissionObjectBytes", c.TransmissionObjectBytes},
+	}
+	for _, f := range ints {
+		if f.v < 0 {
+			return fmt.Errorf("broker config: %s %d is negative", f.name, f.v)
+		}
+	}
+	durs := []struct {
+		name string
+		v    time.Duration
+	}{
+		{"RetryIntervalMin", c.RetryIntervalMin}, {"RetryIntervalMax", c.RetryIntervalMax}, {"AckDelay", c.AckDelay},
+		{"ConnectionIdleClose", c.ConnectionIdleClose}, {"ClosedTargetRetention", c.ClosedTargetRetention},
+	}
+	for _, f := range durs {
+		if f.v < 0 {
+			return fmt.Errorf("broker config: %s %v is negative", f.name, f.v)
+		}
+	}
+	if c.RetryIntervalMax != 0 && c.RetryIntervalMax < c.RetryIntervalMin {
+		return fmt.Errorf("broker config: RetryIntervalMax %v is below RetryIntervalMin %v", c.RetryIntervalMax, c.RetryIntervalMin)
+	}
+	if c.FragmentSize > 1<<30 {
+		return fmt.Errorf("broker config: FragmentSize %d is above 1 GiB", c.FragmentSize)
+	}
+	return nil
+}
+
+// retryInterval returns the back-off after a fragment's retries-th retransmission (G-8).
+func (c *Config) retryInterval(retries uint8) time.Duration {
+	d := c.RetryIntervalMin
+	for i := uint8(0); i < retries && d < c.RetryIntervalMax; i++ {
+		d *= 2
+	}
+	return min(d, c.RetryIntervalMax)
+}

@@ -1,0 +1,127 @@
+package model
+
+import "time"
+
+// ConversationEndpoint is one side of a dialog as sys.conversation_endpoints shows it: a
+// plain value, copied out of the broker.
+type ConversationEndpoint struct {
+	ConversationHandle  ConversationHandle
+	ConversationID      ConversationID
+	IsInitiator         bool
+	Contract            ContractID
+	ConversationGroupID ConversationGroupID
+	Service             ServiceID
+	FarService          ServiceID
+	FarInstance         InstanceID
+	// Lifetime is the absolute virtual time at which the dialog expires; zero for none.
+	Lifetime time.Duration
+	State    EndpointState
+	// SendSequence is the sequence number the next message sent gets.
+	SendSequence SequenceNumber
+	// EndDialogSequence is the sequence number of the EndDialog or Error this side sent, -1
+	// when it sent none.
+	EndDialogSequence SequenceNumber
+	// ReceiveSequence is the next message expected; ReceiveSequenceFrag the next fragment of
+	// it expected.
+	ReceiveSequence     SequenceNumber
+	ReceiveSequenceFrag int32
+	Priority            PriorityLevel
+	// TransmissionRows counts this endpoint's rows in the transmission queue.
+	TransmissionRows int
+	// ReadyMessages counts its messages receivable on the queue (status 1).
+	ReadyMessages int
+	// HeldFragments counts fragments held not yet receivable (status 2 rows).
+	HeldFragments int
+}
+
+// endpoint is the broker's own record of a conversation endpoint. Its protocol state lives
+// in out and in, which stay nil while the endpoint is idle, so that a million idle
+// conversations fit in memory (the transmission object of TXQ-6 is about 1 KB).
+type endpoint struct {
+	handle      ConversationHandle
+	conv        ConversationID
+	group       ConversationGroupID
+	service     ServiceID
+	farService  ServiceID
+	contract    ContractID
+	farInstance InstanceID
+	isInitiator bool
+	state       EndpointState
+	priority    PriorityLevel
+	// local is true when the far service is on this instance: messages go straight to the
+	// target queue (TXQ-2).
+	local bool
+	// hasTO is true once a transmission object exists for the endpoint (TXQ-6).
+	hasTO bool
+	// lifetime is the absolute expiry, zero for none.
+	lifetime time.Duration
+
+	// sendSeq is the sequence number the next sequenced message gets.
+	// Invariant: sendSeq is greater than every sequence number in out.rows.
+	sendSeq SequenceNumber
+	// endSeq is the sequence number of the EndDialog or Error this side sent, -1 if none.
+	endSeq SequenceNumber
+	// receiveSeq is the next message expected from the far side; all earlier ones are ready
+	// or received. receiveFrag is the next fragment of message receiveSeq expected.
+	receiveSeq  SequenceNumber
+	receiveFrag int32
+
+	out *outbound // transmission queue rows; nil when there are none
+	in  *inbound  // out-of-order and partial messages, ack owed; nil when idle
+
+	// ready holds the messages receivable on the queue (status 1), in receive order.
+	ready []queuedMessage
+	// inQueueList is true while the endpoint is in its queue's list of endpoints with ready
+	// messages.
+	inQueueList bool
+	// discardArrivals is set once an Error arrived or the lifetime expired: later arrivals are
+	// discarded and acked (G-15, G-17).
+	discardArrivals bool
+	// deleted is set when the endpoint leaves the broker's tables.
+	deleted bool
+}
+
+// row returns the endpoint as sys.conversation_endpoints shows it.
+func (ep *endpoint) row() ConversationEndpoint {
+	r := ConversationEndpoint{
+		ConversationHandle:  ep.handle,
+		ConversationID:      ep.conv,
+		IsInitiator:         ep.isInitiator,
+		Contract:            ep.contract,
+		ConversationGroupID: ep.group,
+		Service:             ep.service,
+		FarService:          ep.farService,
+		FarInstance:         ep.farInstance,
+		Lifetime:            ep.lifetime,
+		State:               ep.state,
+		SendSequence:        ep.sendSeq,
+		EndDialogSequence:   ep.endSeq,
+		ReceiveSequence:     ep.receiveSeq,
+		ReceiveSequenceFrag: ep.receiveFrag,
+		Priority:            ep.priority,
+		ReadyMessages:       len(ep.ready),
+	}
+	if ep.out != nil {
+		r.TransmissionRows = ep.out.liveRows()
+	}
+	if ep.in != nil {
+		r.HeldFragments = ep.in.heldFragments()
+	}
+	return r
+}
+
+// dialogKey finds an endpoint from an arriving fragment: the dialog and the side.
+type dialogKey struct {
+	conv      ConversationID
+	initiator bool
+}
+
+// setState moves the endpoint to a new state and traces it.
+func (b *Broker) setState(now time.Duration, ep *endpoint, to EndpointState) {
+	if ep.state == to {
+		return
+	}
+	b.trace(TraceRecord{At: now, Kind: TraceStateChanged, Conversation: ep.conv, FromInitiator: ep.isInitiator,
+		From: ep.state, To: to})
+	ep.state = to
+}

@@ -1,0 +1,293 @@
+package model
+
+import (
+	"fmt"
+	"time"
+)
+
+// BeginDialogOptions are BEGIN DIALOG's options.
+type BeginDialogOptions struct {
+	// Lifetime is the dialog's LIFETIME; zero means none (DLG-5, G-15).
+	Lifetime time.Duration
+}
+
+// BeginDialog is BEGIN DIALOG FROM SERVICE from TO SERVICE to ON CONTRACT contract (DLG-1):
+// it creates the initiator endpoint in state SO, in a new conversation group, and returns
+// its handle. Nothing is sent until the first SEND.
+func (b *Broker) BeginDialog(now time.Duration, from, to ServiceID, contract ContractID, opts BeginDialogOptions) (ConversationHandle, error) {
+	b.now = now
+	if from < 0 || int(from) >= len(b.cat.Services) || b.cat.Services[from].Instance != b.id {
+		return 0, fmt.Errorf("BEGIN DIALOG from service %d: %w", from, ErrNotLocal)
+	}
+	if to < 0 || int(to) >= len(b.cat.Services) {
+		return 0, fmt.Errorf("BEGIN DIALOG to service %d: no such service", to)
+	}
+	if contract < 0 || int(contract) >= len(b.cat.Contracts) || !b.cat.databaseHasContract(b.cat.Services[from].Database, contract) {
+		return 0, fmt.Errorf("BEGIN DIALOG from service %q on contract %d: %w", b.cat.Services[from].Name, contract, ErrContractNotInDatabase)
+	}
+	if opts.Lifetime < 0 {
+		return 0, fmt.Errorf("BEGIN DIALOG: lifetime %v is negative", opts.Lifetime)
+	}
+	far := b.cat.Services[to].Instance
+	ep := &endpoint{
+		handle: ConversationHandle(b.nextID()), conv: ConversationID(b.nextID()), group: ConversationGroupID(b.nextID()),
+		service: from, farService: to, contract: contract, farInstance: far, isInitiator: true,
+		local: far == b.id, endSeq: -1, priority: DefaultPriority,
+	}
+	if opts.Lifetime > 0 {
+		ep.lifetime = now + opts.Lifetime
+		b.timer(ep.lifetime, TimerLifetime, uint64(ep.handle))
+	}
+	b.register(now, ep, StartedOutbound)
+	return ep.handle, nil
+}
+
+func (b *Broker) register(now time.Duration, ep *endpoint, state EndpointState) {
+	b.endpoints[ep.handle] = ep
+	b.dialogs[dialogKey{ep.conv, ep.isInitiator}] = ep
+	b.counters.EndpointsCreated++
+	b.setState(now, ep, state)
+}
+
+// Send is SEND ON CONVERSATION handle MESSAGE TYPE mt (bytes): the message gets the next
+// sequence number and goes to the transmission queue (TXQ-1), or straight to the target
+// queue on this instance (TXQ-2). The first SEND moves SO to CO.
+func (b *Broker) Send(now time.Duration, h ConversationHandle, mt MessageTypeID, bytes int64) error {
+	b.now = now
+	ep, err := b.liveEndpoint(h, "SEND")
+	if err != nil {
+		return err
+	}
+	if !ep.state.canSend() {
+		return fmt.Errorf("SEND on %v in state %v: %w", h, ep.state, ErrConversationNotSending)
+	}
+	if !b.cat.allows(ep.contract, mt, ep.isInitiator) {
+		return fmt.Errorf("SEND on %v of message type %d: %w", h, mt, ErrMessageTypeNotAllowed)
+	}
+	if bytes < 0 || bytes > MaxMessageBytes {
+		return fmt.Errorf("SEND on %v of %d bytes: %w", h, bytes, ErrMessageTooLarge)
+	}
+	if ep.state == StartedOutbound {
+		b.setState(now, ep, Conversing)
+	}
+	b.queueRow(now, ep, mt, bytes, 0)
+	b.pump(now)
+	return nil
+}
+
+// EndOptions are END CONVERSATION's options.
+type EndOptions struct {
+	// WithError sends an Error with ErrorCode (> 0) instead of an EndDialog (DLG-9).
+	WithError bool
+	ErrorCode int32
+	// WithCleanup drops the endpoint without telling the far side (DLG-10).
+	WithCleanup bool
+}
+
+// EndConversation is END CONVERSATION (DLG-7..DLG-10): the conversation's messages leave the
+// queue and the handle becomes invalid. From CO an EndDialog (or Error) follows the
+// earlier messages and the endpoint waits in DO for its acknowledgement; from SO, DI or ER
+// nothing is sent and the endpoint closes at once (G-16).
+func (b *Broker) EndConversation(now time.Duration, h ConversationHandle, opts EndOptions) error {
+	b.now = now
+	ep, err := b.liveEndpoint(h, "END CONVERSATION")
+	if err != nil {
+		return err
+	}
+	if opts.WithError && opts.ErrorCode <= 0 {
+		return fmt.Errorf("END CONVERSATION %v WITH ERROR = %d: the code must be positive", h, opts.ErrorCode)
+	}
+	ep.ready = nil
+	if ep.in != nil {
+		ep.in.pending = nil
+	}
+	switch {
+	case opts.WithCleanup:
+		b.dropRows(now, ep, ReasonCleanup)
+		b.setState(now, ep, Closed)
+		b.delete(ep)
+	case ep.state == Conversing || ep.state == StartedInbound:
+		if opts.WithError {
+			b.dropRows(now, ep, ReasonEndWithError)
+			ep.endSeq = b.queueRow(now, ep, ErrorMessageType, 0, opts.ErrorCode)
+		} else {
+			ep.endSeq = b.queueRow(now, ep, EndDialogMessageType, 0, 0)
+		}
+		ep.discardArrivals = true
+		b.setState(now, ep, DisconnectedOutbound)
+	default: // SO, DI, ER
+		b.closeEndpoint(now, ep)
+	}
+	b.pump(now)
+	return nil
+}
+
+// liveEndpoint finds the endpoint an application statement names: it must exist and not be
+// ended (DLG-11).
+func (b *Broker) liveEndpoint(h ConversationHandle, statement string) (*endpoint, error) {
+	ep := b.endpoints[h]
+	if ep == nil || ep.state == Closed || ep.state == DisconnectedOutbound {
+		return nil, fmt.Errorf("%s on %v: %w", statement, h, ErrHandleNotFound)
+	}
+	return ep, nil
+}
+
+// closeEndpoint moves an endpoint to CD. A closed initiator endpoint is deleted at once; a
+// closed target endpoint is kept for ClosedTargetRetention, so that late copies of the
+// first message are recognised and discarded (G-16).
+func (b *Broker) closeEndpoint(now time.Duration, ep *endpoint) {
+	b.setState(now, ep, Closed)
+	ep.ready = nil
+	ep.discardArrivals = true
+	b.dropRows(now, ep, ReasonCleanup)
+	if ep.hasTO {
+		ep.hasTO = false
+		b.transmissionObjects--
+	}
+	if ep.isInitiator {
+		b.delete(ep)
+		return
+	}
+	b.timer(now+b.cfg.ClosedTargetRetention, TimerRetention, uint64(ep.handle))
+}
+
+// forgetClosed deletes a retained closed endpoint when its retention ends.
+func (b *Broker) forgetClosed(h ConversationHandle) {
+	if ep := b.endpoints[h]; ep != nil && ep.state == Closed {
+		b.delete(ep)
+	}
+}
+
+func (b *Broker) delete(ep *endpoint) {
+	if ep.deleted {
+		return
+	}
+	ep.deleted = true
+	if ep.hasTO {
+		ep.hasTO = false
+		b.transmissionObjects--
+	}
+	delete(b.endpoints, ep.handle)
+	delete(b.dialogs, dialogKey{ep.conv, ep.isInitiator})
+	b.counters.EndpointsDeleted++
+}
+
+// lifetimeExpired handles the end of a dialog's lifetime on this side: an Error goes on the
+// local queue, the endpoint moves to ER, its transmission queue rows are dropped, and later
+// arrivals are discarded and acked (DLG-5, G-15). An endpoint already ended just closes.
+func (b *Broker) lifetimeExpired(now time.Duration, ep *endpoint) {
+	switch ep.state {
+	case Closed, Error:
+		return
+	case DisconnectedOutbound:
+		b.dropRows(now, ep, ReasonLifetime)
+		b.closeEndpoint(now, ep)
+		return
+	}
+	b.dropRows(now, ep, ReasonLifetime)
+	b.enqueue(now, ep, queuedMessage{seq: Unsequenced, msgType: ErrorMessageType, errorCode: ErrorCodeLifetimeExpired}, !ep.isInitiator)
+	b.errorArrived(now, ep)
+}
+
+// PacketArrived is the input for a packet from another instance. A corrupt packet fails
+// the integrity check: it is discarded, unacknowledged, and counted (PROTO-11).
+func (b *Broker) PacketArrived(now time.Duration, p *Packet, corrupt bool) {
+	b.now = now
+	if p.To != b.id {
+		panic(fmt.Sprintf("model: instance %d got a packet for instance %d at t=%v", b.id, p.To, now))
+	}
+	if corrupt {
+		b.counters.CorruptDiscarded += int64(len(p.Fragments))
+		b.trace(TraceRecord{At: now, Kind: TracePacketCorrupt, Peer: p.From})
+		return
+	}
+	b.receivePacket(now, p)
+	b.pump(now)
+}
+
+// receivePacket applies a packet's acknowledgements, then its fragments.
+func (b *Broker) receivePacket(now time.Duration, p *Packet) {
+	c := b.conns[p.From]
+	b.activity(now, c, true)
+	c.stats.FragmentsReceived += int64(len(p.Fragments))
+	if p.From != b.id {
+		c.stats.BytesReceived += int64(p.Size())
+	}
+	for i := range p.Acks {
+		b.ackArrived(now, &p.Acks[i])
+	}
+	for i := range p.Fragments {
+		f := &p.Fragments[i]
+		if f.Ack.Valid {
+			b.ackArrived(now, &f.Ack)
+		}
+		b.fragmentArrived(now, p.From, f)
+	}
+}
+
+// ackArrived applies an acknowledgement to the endpoint that sent the data it covers.
+func (b *Broker) ackArrived(now time.Duration, a *Ack) {
+	if ep := b.dialogs[dialogKey{a.Conversation, a.FromInitiator}]; ep != nil && !ep.deleted {
+		b.applyAck(now, ep, a)
+	}
+}
+
+// fragmentArrived routes an arriving fragment to its endpoint, creating the target endpoint
+// on the first message (DLG-3, G-23) and discarding what G-16 says to discard.
+func (b *Broker) fragmentArrived(now time.Duration, from InstanceID, f *Fragment) {
+	b.counters.FragmentsReceived++
+	ep := b.dialogs[dialogKey{f.Conversation, !f.FromInitiator}]
+	if f.Sequence == Unsequenced {
+		if ep != nil && !ep.discardArrivals {
+			b.enqueue(now, ep, queuedMessage{seq: Unsequenced, msgType: ErrorMessageType, errorCode: f.ErrorCode, sentAt: f.SentAt}, f.FromInitiator)
+			b.errorArrived(now, ep)
+		}
+		return
+	}
+	if ep == nil {
+		if !f.FromInitiator || f.Sequence != 0 {
+			b.discard(now, f, ReasonUnknownDialog)
+			b.orphanAck(now, from, f)
+			return
+		}
+		if ep = b.createTarget(now, from, f); ep == nil {
+			return
+		}
+	}
+	if ep.discardArrivals || ep.state == Closed || ep.state == DisconnectedOutbound {
+		b.discard(now, f, ReasonClosedEndpoint)
+		b.orphanAck(now, from, f)
+		return
+	}
+	b.receiveFragment(now, ep, f)
+}
+
+// createTarget creates the target endpoint for the first message of a dialog, in state SI
+// and in a new conversation group (DLG-3). A target service that is not here, or that does
+// not accept the contract, answers with a broker Error instead, unacknowledged, so that it
+// is generated again if the original is retried (PROTO-3).
+func (b *Broker) createTarget(now time.Duration, from InstanceID, f *Fragment) *endpoint {
+	code := int32(0)
+	switch {
+	case f.ToService < 0 || int(f.ToService) >= len(b.cat.Services) || b.cat.Services[f.ToService].Instance != b.id:
+		code = ErrorCodeServiceNotFound
+	case !b.cat.accepts(f.ToService, f.Contract):
+		code = ErrorCodeContractNotAccepted
+	}
+	if code != 0 {
+		b.discard(now, f, ReasonTargetRefused)
+		b.addToBlock(from, Fragment{Conversation: f.Conversation, FromInitiator: false, Sequence: Unsequenced,
+			Count: 1, MessageType: ErrorMessageType, ErrorCode: code, SentAt: now})
+		return nil
+	}
+	ep := &endpoint{
+		handle: ConversationHandle(b.nextID()), conv: f.Conversation, group: ConversationGroupID(b.nextID()),
+		service: f.ToService, farService: f.FromService, contract: f.Contract, farInstance: from,
+		local: from == b.id, endSeq: -1, lifetime: f.Lifetime, priority: DefaultPriority,
+	}
+	if ep.lifetime > 0 {
+		b.timer(max(ep.lifetime, now), TimerLifetime, uint64(ep.handle))
+	}
+	b.register(now, ep, StartedInbound)
+	return ep
+}

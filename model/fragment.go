@@ -1,0 +1,114 @@
+package model
+
+import "time"
+
+// Fragment is the unit the dialog protocol transmits: one piece of one message (PROTO-6).
+// A small message is one fragment. Message bodies are sizes, not bytes.
+type Fragment struct {
+	Conversation ConversationID
+	// FromInitiator is the direction: true when the initiator endpoint sent the message.
+	FromInitiator bool
+	// Sequence is the message's sequence number in its direction (PROTO-2); Unsequenced for a
+	// broker-generated error (PROTO-3).
+	Sequence SequenceNumber
+	Index    int32 // fragment number in the message, from 0
+	Count    int32 // fragments in the message
+	Bytes    int32 // payload bytes of this fragment
+	// MessageBytes is the size of the whole message body.
+	MessageBytes int64
+	MessageType  MessageTypeID
+	// ErrorCode is set on Error messages: positive from END WITH ERROR, negative from the broker.
+	ErrorCode int32
+	// SentAt is when the SEND committed; it lets the receiver measure latency.
+	SentAt time.Duration
+	// The dialog header: the services and contract, and the absolute expiry of the dialog's
+	// lifetime (zero for none). The target creates its endpoint from them (DLG-3).
+	FromService, ToService ServiceID
+	Contract               ContractID
+	Lifetime               time.Duration
+	// Ack is an acknowledgement for the opposite direction of the same dialog, carried in
+	// this fragment's header (PROTO-8).
+	Ack Ack
+}
+
+// Unsequenced marks a broker-generated message, which has no sequence number (PROTO-3).
+const Unsequenced SequenceNumber = -1
+
+// Ack acknowledges fragments of one direction of a dialog (PROTO-8, G-20): every fragment
+// before (Sequence, Fragment) in (message, fragment) order, and the out-of-order fragments
+// listed in Selective.
+type Ack struct {
+	Valid        bool
+	Conversation ConversationID
+	// FromInitiator is the direction of the data acknowledged.
+	FromInitiator bool
+	Sequence      SequenceNumber
+	Fragment      int32
+	Selective     []FragmentRange
+}
+
+// FragmentRange is the fragments [From, To) of message Sequence.
+type FragmentRange struct {
+	Sequence SequenceNumber
+	From, To int32
+}
+
+// covers reports whether the ack acknowledges fragment f of message seq.
+func (a *Ack) covers(seq SequenceNumber, f int32) bool {
+	if seq < a.Sequence || (seq == a.Sequence && f < a.Fragment) {
+		return true
+	}
+	for _, r := range a.Selective {
+		if r.Sequence == seq && f >= r.From && f < r.To {
+			return true
+		}
+	}
+	return false
+}
+
+// Packet is what a broker hands to the link towards another instance: a block of fragments
+// (G-10) and dedicated acknowledgements.
+type Packet struct {
+	From, To  InstanceID
+	Fragments []Fragment
+	Acks      []Ack
+}
+
+// Sizes on the wire of the headers, in bytes: they make acks and small messages cost
+// bandwidth as they would.
+const (
+	packetHeaderBytes   = 32
+	fragmentHeaderBytes = 96
+	ackBytes            = 32
+	rangeBytes          = 12
+)
+
+// Size returns the packet's size on the wire.
+func (p *Packet) Size() int {
+	n := packetHeaderBytes
+	for i := range p.Fragments {
+		f := &p.Fragments[i]
+		n += fragmentHeaderBytes + int(f.Bytes)
+		if f.Ack.Valid {
+			n += ackBytes + rangeBytes*len(f.Ack.Selective)
+		}
+	}
+	for i := range p.Acks {
+		n += ackBytes + rangeBytes*len(p.Acks[i].Selective)
+	}
+	return n
+}
+
+// fragmentCount returns how many fragments a message of the given size needs (at least one).
+func fragmentCount(bytes int64, fragmentSize int) int32 {
+	if bytes <= int64(fragmentSize) {
+		return 1
+	}
+	return int32((bytes + int64(fragmentSize) - 1) / int64(fragmentSize))
+}
+
+// fragmentBytes returns the payload of fragment i of a message.
+func fragmentBytes(bytes int64, fragmentSize int, i int32) int32 {
+	rest := bytes - int64(i)*int64(fragmentSize)
+	return int32(min(rest, int64(fragmentSize)))
+}

@@ -1,0 +1,241 @@
+package model
+
+import (
+	"math/bits"
+	"slices"
+	"time"
+)
+
+// inbound is the receiving half of an endpoint's dialog protocol: messages held beyond
+// receive_sequence, partial or out of order (status 2, PROTO-4, PROTO-7), and whether an
+// acknowledgement is owed.
+type inbound struct {
+	// pending holds messages with seq >= receiveSeq, in sequence order, each missing at least
+	// one fragment or waiting for an earlier message.
+	pending []partialMessage
+	// ackOwed is set when something arrived that the far side has not been told about.
+	ackOwed bool
+	// ackListed is true while the endpoint is in the broker's list of dedicated acks to send.
+	ackListed bool
+}
+
+// partialMessage is one message being reassembled.
+type partialMessage struct {
+	seq       SequenceNumber
+	msgType   MessageTypeID
+	bytes     int64
+	sentAt    time.Duration
+	errorCode int32
+	count     int32
+	got       int32
+	have      []uint64 // one bit per fragment; nil for a one-fragment message
+}
+
+func (m *partialMessage) has(f int32) bool {
+	if m.have == nil {
+		return m.got > 0
+	}
+	return m.have[f/64]&(1<<(f%64)) != 0
+}
+
+func (m *partialMessage) set(f int32) {
+	if m.have != nil {
+		m.have[f/64] |= 1 << (f % 64)
+	}
+	m.got++
+}
+
+func (m *partialMessage) complete() bool { return m.got == m.count }
+
+// prefix returns how many fragments from 0 are held without a gap.
+func (m *partialMessage) prefix() int32 {
+	if m.have == nil {
+		return m.got
+	}
+	n := int32(0)
+	for _, w := range m.have {
+		if w == ^uint64(0) {
+			n += 64
+			continue
+		}
+		n += int32(bits.TrailingZeros64(^w))
+		break
+	}
+	return min(n, m.count)
+}
+
+func (in *inbound) heldFragments() int {
+	n := 0
+	for i := range in.pending {
+		n += int(in.pending[i].got)
+	}
+	return n
+}
+
+// find returns the pending message seq, creating it from the fragment when absent.
+func (in *inbound) find(f *Fragment) *partialMessage {
+	i, found := slices.BinarySearchFunc(in.pending, f.Sequence, func(m partialMessage, s SequenceNumber) int {
+		return int(m.seq - s)
+	})
+	if !found {
+		m := partialMessage{seq: f.Sequence, msgType: f.MessageType, bytes: f.MessageBytes, sentAt: f.SentAt,
+			errorCode: f.ErrorCode, count: f.Count}
+		if f.Count > 1 {
+			m.have = make([]uint64, (f.Count+63)/64)
+		}
+		in.pending = slices.Insert(in.pending, i, m)
+	}
+	return &in.pending[i]
+}
+
+// ackFor builds the acknowledgement of everything the endpoint holds (G-20): the cumulative
+// point (receive_sequence, receive_sequence_frag) and the fragments held beyond it.
+func (ep *endpoint) ackFor() Ack {
+	a := Ack{Valid: true, Conversation: ep.conv, FromInitiator: !ep.isInitiator,
+		Sequence: ep.receiveSeq, Fragment: ep.receiveFrag}
+	if ep.in == nil {
+		return a
+	}
+	for i := range ep.in.pending {
+		m := &ep.in.pending[i]
+		start := int32(0)
+		if m.seq == ep.receiveSeq {
+			start = ep.receiveFrag
+		}
+		for f := start; f < m.count; {
+			if !m.has(f) {
+				f++
+				continue
+			}
+			end := f + 1
+			for end < m.count && m.has(end) {
+				end++
+			}
+			a.Selective = append(a.Selective, FragmentRange{Sequence: m.seq, From: f, To: end})
+			f = end
+		}
+	}
+	return a
+}
+
+// receiveFragment handles one sequenced fragment for an existing endpoint: duplicate
+// detection (PROTO-5), the out-of-order window (G-21), storing it (status 2), acknowledging
+// it only after storing (PROTO-9), and making complete in-order messages ready (PROTO-4).
+func (b *Broker) receiveFragment(now time.Duration, ep *endpoint, f *Fragment) {
+	seq := f.Sequence
+	if seq < ep.receiveSeq || (seq == ep.receiveSeq && f.Index < ep.receiveFrag) {
+		b.duplicate(now, ep, f)
+		return
+	}
+	if seq >= ep.receiveSeq+SequenceNumber(b.cfg.ReceiveWindow) {
+		b.discard(now, f, ReasonWindow)
+		return
+	}
+	if ep.in == nil {
+		ep.in = &inbound{}
+	}
+	m := ep.in.find(f)
+	if m.has(f.Index) {
+		b.duplicate(now, ep, f)
+		return
+	}
+	m.set(f.Index)
+	b.useTransmissionObject(ep)
+	b.trace(TraceRecord{At: now, Kind: TraceFragmentStored, Peer: ep.farInstance, Conversation: ep.conv,
+		FromInitiator: f.FromInitiator, Sequence: seq, Fragment: f.Index})
+	b.owe(now, ep)
+	if f.MessageType == ErrorMessageType && m.complete() && seq != ep.receiveSeq {
+		// G-17: an application Error is delivered at once, even with earlier messages
+		// missing (END WITH ERROR dropped them at the sender, DLG-9); what is held before it
+		// is discarded.
+		i := slices.IndexFunc(ep.in.pending, func(p partialMessage) bool { return p.seq == seq })
+		ep.in.pending = slices.Delete(ep.in.pending, 0, i)
+		ep.receiveSeq, ep.receiveFrag = seq, 0
+	}
+	b.advance(now, ep)
+}
+
+// advance makes every complete message at receive_sequence ready, in order, and updates
+// receive_sequence_frag.
+func (b *Broker) advance(now time.Duration, ep *endpoint) {
+	in := ep.in
+	for len(in.pending) > 0 && in.pending[0].seq == ep.receiveSeq && in.pending[0].complete() {
+		m := in.pending[0]
+		in.pending = slices.Delete(in.pending, 0, 1)
+		ep.receiveSeq++
+		ep.receiveFrag = 0
+		b.messageArrived(now, ep, &m)
+		if ep.discardArrivals || ep.deleted {
+			return
+		}
+	}
+	if len(in.pending) > 0 && in.pending[0].seq == ep.receiveSeq {
+		ep.receiveFrag = in.pending[0].prefix()
+	}
+}
+
+// messageArrived makes a complete message ready on the endpoint's queue and applies what it
+// means for the dialog: the first message establishes the target (SI→CO), EndDialog
+// disconnects inbound (DI), an Error puts the endpoint in ER (G-16, G-17).
+func (b *Broker) messageArrived(now time.Duration, ep *endpoint, m *partialMessage) {
+	if ep.state == StartedInbound {
+		b.setState(now, ep, Conversing)
+	}
+	b.enqueue(now, ep, queuedMessage{seq: m.seq, msgType: m.msgType, bytes: m.bytes, sentAt: m.sentAt,
+		errorCode: m.errorCode}, !ep.isInitiator)
+	switch m.msgType {
+	case EndDialogMessageType:
+		if ep.state == Conversing {
+			b.setState(now, ep, DisconnectedInbound)
+		}
+		b.dropRows(now, ep, ReasonRemoteEnded)
+	case ErrorMessageType:
+		b.errorArrived(now, ep)
+	}
+}
+
+// errorArrived puts the endpoint in ER after an Error reached its queue: held fragments are
+// discarded, later arrivals are discarded and acked, and this side's unsent messages are
+// dropped (DLG-11, DLG-12, G-17).
+func (b *Broker) errorArrived(now time.Duration, ep *endpoint) {
+	if ep.state != DisconnectedOutbound && ep.state != Closed {
+		b.setState(now, ep, Error)
+	}
+	ep.discardArrivals = true
+	if ep.in != nil {
+		ep.in.pending = nil
+	}
+	b.dropRows(now, ep, ReasonErrorReceived)
+}
+
+// duplicate acknowledges a copy of a fragment already stored, without storing it (PROTO-5).
+func (b *Broker) duplicate(now time.Duration, ep *endpoint, f *Fragment) {
+	b.counters.DuplicatesDiscarded++
+	b.trace(TraceRecord{At: now, Kind: TraceFragmentDuplicate, Peer: ep.farInstance, Conversation: ep.conv,
+		FromInitiator: f.FromInitiator, Sequence: f.Sequence, Fragment: f.Index})
+	if ep.in == nil {
+		ep.in = &inbound{}
+	}
+	b.owe(now, ep)
+}
+
+// owe records that the endpoint owes its far side an acknowledgement: it rides on the next
+// fragment going back, or leaves on its own after AckDelay (G-20).
+func (b *Broker) owe(now time.Duration, ep *endpoint) {
+	in := ep.in
+	in.ackOwed = true
+	if in.ackListed {
+		return
+	}
+	in.ackListed = true
+	c := b.connection(ep.farInstance)
+	c.acksOwed = append(c.acksOwed, ep)
+	b.armAckFlush(now, c)
+}
+
+// discard drops an arriving fragment on purpose and counts it.
+func (b *Broker) discard(now time.Duration, f *Fragment, reason Reason) {
+	b.counters.FragmentsDiscarded++
+	b.trace(TraceRecord{At: now, Kind: TraceFragmentDiscarded, Conversation: f.Conversation,
+		FromInitiator: f.FromInitiator, Sequence: f.Sequence, Fragment: f.Index, Reason: reason})
+}

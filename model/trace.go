@@ -1,0 +1,140 @@
+package model
+
+import (
+	"fmt"
+	"time"
+)
+
+// TraceKind says what a TraceRecord reports.
+type TraceKind uint8
+
+const (
+	// TraceMessageSent: a SEND (or END's EndDialog/Error) committed and got its sequence
+	// number; Fragments holds the message's fragment count.
+	TraceMessageSent TraceKind = iota + 1
+	// TraceFragmentSent: a fragment left in a block; Retry marks a retransmission.
+	TraceFragmentSent
+	// TraceFragmentStored: a fragment was added to the target queue (status 2 or 1). Only
+	// the first copy of a fragment is stored.
+	TraceFragmentStored
+	// TraceFragmentDuplicate: a copy of a fragment already stored arrived, and was acked.
+	TraceFragmentDuplicate
+	// TraceFragmentDiscarded: an arriving fragment was dropped on purpose; Reason says why.
+	TraceFragmentDiscarded
+	// TracePacketCorrupt: a block failed the integrity check and was discarded unacked
+	// (PROTO-11, the Broker:Corrupted Message event).
+	TracePacketCorrupt
+	// TraceMessageReady: a complete, in-order message became receivable (status 1).
+	TraceMessageReady
+	// TraceMessageReceived: RECEIVE returned the message.
+	TraceMessageReceived
+	// TraceRowRemoved: a transmission queue row was deleted; Reason says why.
+	TraceRowRemoved
+	// TraceStateChanged: a conversation endpoint changed state.
+	TraceStateChanged
+	// TraceAckSent: a dedicated acknowledgement left.
+	TraceAckSent
+)
+
+var traceKindNames = [...]string{"", "sent", "fragment-sent", "fragment-stored", "fragment-duplicate",
+	"fragment-discarded", "packet-corrupt", "ready", "received", "row-removed", "state", "ack-sent"}
+
+func (k TraceKind) String() string {
+	if int(k) < len(traceKindNames) && k != 0 {
+		return traceKindNames[k]
+	}
+	return fmt.Sprintf("TraceKind(%d)", int(k))
+}
+
+// Reason qualifies a discard or a removal.
+type Reason uint8
+
+const (
+	ReasonNone Reason = iota
+	// ReasonAcked: the row's fragments were all acknowledged (INV-3).
+	ReasonAcked
+	// ReasonEndWithError: END WITH ERROR dropped the dialog's other rows (DLG-9).
+	ReasonEndWithError
+	// ReasonCleanup: END WITH CLEANUP dropped everything (DLG-10).
+	ReasonCleanup
+	// ReasonLifetime: the dialog's lifetime expired (DLG-5, G-15).
+	ReasonLifetime
+	// ReasonErrorReceived: an Error arrived for the dialog (DLG-11, DLG-12, G-17).
+	ReasonErrorReceived
+	// ReasonRemoteEnded: the far side ended; this side's unsent messages are dropped (DLG-11).
+	ReasonRemoteEnded
+	// ReasonWindow: beyond the out-of-order window (G-21), dropped unacked.
+	ReasonWindow
+	// ReasonClosedEndpoint: for an endpoint that is closed or ended (G-16), dropped and acked.
+	ReasonClosedEndpoint
+	// ReasonUnknownDialog: for no known endpoint and not a first message (G-16), dropped and acked.
+	ReasonUnknownDialog
+	// ReasonTargetRefused: the target service is unknown or refuses the contract.
+	ReasonTargetRefused
+)
+
+var reasonNames = [...]string{"", "acked", "end-with-error", "cleanup", "lifetime", "error-received",
+	"remote-ended", "window", "closed-endpoint", "unknown-dialog", "target-refused"}
+
+func (r Reason) String() string {
+	if int(r) < len(reasonNames) {
+		return reasonNames[r]
+	}
+	return fmt.Sprintf("Reason(%d)", int(r))
+}
+
+// IsDiscard reports whether a row removal for this reason is a documented discard rather
+// than a delivery: messages may go missing at the end of a dialog only after one (INV-1).
+func (r Reason) IsDiscard() bool { return r != ReasonNone && r != ReasonAcked }
+
+// TraceRecord is one step of the protocol, as observers see it. It is a plain value so that
+// recording costs no allocation.
+type TraceRecord struct {
+	At           time.Duration
+	Kind         TraceKind
+	Instance     InstanceID
+	Peer         InstanceID // the other instance, for fragments, packets and acks
+	Conversation ConversationID
+	// FromInitiator is the direction of the message or fragment; for TraceStateChanged it
+	// says which endpoint changed (true: the initiator's).
+	FromInitiator bool
+	Sequence      SequenceNumber
+	Fragment      int32
+	Fragments     int32 // TraceMessageSent: the message's fragment count
+	MessageType   MessageTypeID
+	Bytes         int64
+	Retry         bool
+	Reason        Reason
+	From, To      EndpointState // TraceStateChanged
+	SentAt        time.Duration // TraceMessageReady and TraceMessageReceived: when it was sent
+}
+
+// String renders the record on one line, as golden traces hold it.
+func (r TraceRecord) String() string {
+	s := fmt.Sprintf("t=%v %s i%d %s", r.At, r.Kind, r.Instance, r.Conversation)
+	dir := "I→T"
+	if !r.FromInitiator {
+		dir = "T→I"
+	}
+	switch r.Kind {
+	case TraceStateChanged:
+		side := "target"
+		if r.FromInitiator {
+			side = "initiator"
+		}
+		return fmt.Sprintf("%s %s %v→%v", s, side, r.From, r.To)
+	case TracePacketCorrupt, TraceAckSent:
+		return fmt.Sprintf("%s peer=i%d", s, r.Peer)
+	case TraceFragmentSent, TraceFragmentStored, TraceFragmentDuplicate, TraceFragmentDiscarded:
+		s = fmt.Sprintf("%s %s seq=%d frag=%d", s, dir, r.Sequence, r.Fragment)
+	default:
+		s = fmt.Sprintf("%s %s seq=%d type=%d", s, dir, r.Sequence, r.MessageType)
+	}
+	if r.Retry {
+		s += " retry"
+	}
+	if r.Reason != ReasonNone {
+		s += " " + r.Reason.String()
+	}
+	return s
+}

@@ -1,0 +1,351 @@
+package model
+
+import (
+	"fmt"
+	"time"
+)
+
+// outbound is an endpoint's share of its database's transmission queue: the messages it sent
+// that are not yet acknowledged (TXQ-1, PROTO-9), with the transmission state of each
+// fragment (the transmission object's unacked set and retry timers, TXQ-6).
+type outbound struct {
+	// rows are in sequence order; rows[:head] are gone.
+	// Invariant: rows[i].seq == rows[head].seq + (i - head) for every i >= head.
+	rows []txqRow
+	head int
+	// inFlight counts fragments sent and not yet acknowledged; it is at most SendWindow.
+	inFlight int
+	// resend counts fragments whose retry time-out expired and that wait to go again.
+	resend int
+	// retryArmed is true while a retry timer for the endpoint is pending.
+	retryArmed bool
+	// inTransmitter is true while the endpoint waits in the transmitter's list.
+	inTransmitter bool
+}
+
+// txqRow is one message in the transmission queue (ENT-7).
+type txqRow struct {
+	seq       SequenceNumber
+	msgType   MessageTypeID
+	bytes     int64
+	enqueued  time.Duration
+	errorCode int32
+	count     int32 // fragments
+	acked     int32 // fragments acknowledged
+	// nextUnsent is the first fragment never sent; fragments before it went at least once.
+	nextUnsent int32
+	removed    bool
+	one        fragState   // the fragment of a one-fragment message
+	frags      []fragState // the fragments of a larger one
+}
+
+// fragState is the transmission state of one fragment.
+type fragState struct {
+	sentAt  time.Duration
+	retries uint8
+	acked   bool
+	resend  bool
+}
+
+func (r *txqRow) frag(i int32) *fragState {
+	if r.frags == nil {
+		return &r.one
+	}
+	return &r.frags[i]
+}
+
+// TransmissionStatus explains why a row is still in the transmission queue (TXQ-5).
+func (r *txqRow) status() string {
+	switch {
+	case r.nextUnsent == 0:
+		return ""
+	case r.acked == 0:
+		return "sent, waiting for acknowledgement"
+	default:
+		return fmt.Sprintf("%d of %d fragments acknowledged", r.acked, r.count)
+	}
+}
+
+func (o *outbound) liveRows() int {
+	n := 0
+	for i := o.head; i < len(o.rows); i++ {
+		if !o.rows[i].removed {
+			n++
+		}
+	}
+	return n
+}
+
+// row returns the live row of message seq, or nil.
+func (o *outbound) row(seq SequenceNumber) *txqRow {
+	if o.head >= len(o.rows) {
+		return nil
+	}
+	i := o.head + int(seq-o.rows[o.head].seq)
+	if i < o.head || i >= len(o.rows) || o.rows[i].removed {
+		return nil
+	}
+	return &o.rows[i]
+}
+
+// empty reports whether no live row is left.
+func (o *outbound) empty() bool { return o.head == len(o.rows) }
+
+// trimHead drops removed rows from the front, and compacts the slice when most of it is gone.
+func (o *outbound) trimHead() {
+	for o.head < len(o.rows) && o.rows[o.head].removed {
+		o.rows[o.head] = txqRow{}
+		o.head++
+	}
+	if o.head == len(o.rows) {
+		o.rows = o.rows[:0]
+		o.head = 0
+	} else if o.head > 32 && o.head > len(o.rows)/2 {
+		n := copy(o.rows, o.rows[o.head:])
+		clear(o.rows[n:])
+		o.rows = o.rows[:n]
+		o.head = 0
+	}
+}
+
+// TransmissionQueueRow is a row of sys.transmission_queue (ENT-7).
+type TransmissionQueueRow struct {
+	ConversationHandle    ConversationHandle
+	ToService             ServiceID
+	FromService           ServiceID
+	Contract              ContractID
+	EnqueueTime           time.Duration
+	MessageSequenceNumber SequenceNumber
+	MessageType           MessageTypeID
+	IsConversationError   bool
+	IsEndOfDialog         bool
+	Bytes                 int64
+	TransmissionStatus    string
+	Priority              PriorityLevel
+	FragmentsAcked        int32
+	Fragments             int32
+}
+
+// queueRow sends a sequenced message on the endpoint: it takes the next sequence number and
+// puts the message in the transmission queue, from where the transmitter sends it.
+func (b *Broker) queueRow(now time.Duration, ep *endpoint, mt MessageTypeID, bytes int64, errorCode int32) SequenceNumber {
+	if ep.out == nil {
+		ep.out = &outbound{}
+	}
+	b.useTransmissionObject(ep)
+	seq := ep.sendSeq
+	ep.sendSeq++
+	o := ep.out
+	if !o.empty() && o.rows[len(o.rows)-1].seq != seq-1 {
+		panic(fmt.Sprintf("model: endpoint %v: row %d queued after row %d at t=%v", ep.handle, seq, o.rows[len(o.rows)-1].seq, now))
+	}
+	r := txqRow{seq: seq, msgType: mt, bytes: bytes, enqueued: now, errorCode: errorCode,
+		count: fragmentCount(bytes, b.cfg.FragmentSize)}
+	if r.count > 1 {
+		r.frags = make([]fragState, r.count)
+	}
+	o.rows = append(o.rows, r)
+	b.counters.MessagesSent++
+	b.trace(TraceRecord{At: now, Kind: TraceMessageSent, Conversation: ep.conv, FromInitiator: ep.isInitiator,
+		Sequence: seq, Fragments: r.count, MessageType: mt, Bytes: bytes})
+	b.makeReady(ep)
+	return seq
+}
+
+// dropRows removes every live row of the endpoint, for a documented reason (DLG-9, DLG-10,
+// lifetime), and forgets its transmission state.
+func (b *Broker) dropRows(now time.Duration, ep *endpoint, reason Reason) {
+	o := ep.out
+	if o == nil {
+		return
+	}
+	for i := o.head; i < len(o.rows); i++ {
+		if !o.rows[i].removed {
+			b.removeRow(now, ep, &o.rows[i], reason)
+		}
+	}
+	o.trimHead()
+	o.inFlight, o.resend = 0, 0
+}
+
+// removeRow deletes one row from the transmission queue and traces why (INV-3).
+func (b *Broker) removeRow(now time.Duration, ep *endpoint, r *txqRow, reason Reason) {
+	r.removed = true
+	r.frags = nil
+	b.trace(TraceRecord{At: now, Kind: TraceRowRemoved, Conversation: ep.conv, FromInitiator: ep.isInitiator,
+		Sequence: r.seq, MessageType: r.msgType, Reason: reason})
+}
+
+// transmitEndpoint puts the endpoint's fragments that are due into blocks: retransmissions
+// first, then fragments never sent, within the dialog's send window (G-11).
+func (b *Broker) transmitEndpoint(now time.Duration, ep *endpoint) {
+	o := ep.out
+	for i := o.head; i < len(o.rows) && (o.resend > 0 || o.inFlight < b.cfg.SendWindow); i++ {
+		r := &o.rows[i]
+		if r.removed {
+			continue
+		}
+		for f := int32(0); f < r.count; f++ {
+			st := r.frag(f)
+			switch {
+			case st.acked:
+				continue
+			case f < r.nextUnsent:
+				if !st.resend {
+					continue
+				}
+				st.resend = false
+				o.resend--
+				st.retries++
+				b.counters.FragmentsRetransmitted++
+			default:
+				if o.inFlight >= b.cfg.SendWindow {
+					return
+				}
+				r.nextUnsent = f + 1
+				o.inFlight++
+			}
+			st.sentAt = now
+			b.emitFragment(now, ep, r, f, st.retries > 0)
+		}
+	}
+}
+
+// emitFragment adds fragment f of row r to the open block towards the far instance, with an
+// acknowledgement riding on it when the endpoint owes one.
+func (b *Broker) emitFragment(now time.Duration, ep *endpoint, r *txqRow, f int32, retry bool) {
+	frag := Fragment{
+		Conversation: ep.conv, FromInitiator: ep.isInitiator, Sequence: r.seq, Index: f, Count: r.count,
+		Bytes: fragmentBytes(r.bytes, b.cfg.FragmentSize, f), MessageBytes: r.bytes, MessageType: r.msgType,
+		ErrorCode: r.errorCode, SentAt: r.enqueued, Contract: ep.contract, Lifetime: ep.lifetime,
+	}
+	if ep.isInitiator {
+		frag.FromService, frag.ToService = ep.service, ep.farService
+	} else {
+		frag.FromService, frag.ToService = ep.farService, ep.service
+	}
+	if ep.in != nil && ep.in.ackOwed {
+		frag.Ack = ep.ackFor()
+		ep.in.ackOwed = false
+		b.counters.AcksPiggybacked++
+	}
+	b.counters.FragmentsSent++
+	b.trace(TraceRecord{At: now, Kind: TraceFragmentSent, Peer: ep.farInstance, Conversation: ep.conv,
+		FromInitiator: ep.isInitiator, Sequence: r.seq, Fragment: f, Retry: retry})
+	b.addToBlock(ep.farInstance, frag)
+	b.armRetry(now, ep)
+}
+
+// armRetry makes sure a retry timer is pending for an endpoint with fragments in flight.
+func (b *Broker) armRetry(now time.Duration, ep *endpoint) {
+	if ep.out.retryArmed {
+		return
+	}
+	ep.out.retryArmed = true
+	b.timer(now+b.cfg.RetryIntervalMin, TimerRetry, uint64(ep.handle))
+}
+
+// retry handles the endpoint's retry timer: every fragment whose back-off expired is marked
+// for retransmission (PROTO-10, G-8), and the timer is armed again for the next one due.
+func (b *Broker) retry(now time.Duration, ep *endpoint) {
+	o := ep.out
+	if o == nil {
+		return
+	}
+	o.retryArmed = false
+	next := time.Duration(-1)
+	for i := o.head; i < len(o.rows); i++ {
+		r := &o.rows[i]
+		if r.removed {
+			continue
+		}
+		for f := int32(0); f < r.nextUnsent; f++ {
+			st := r.frag(f)
+			if st.acked || st.resend {
+				continue
+			}
+			due := st.sentAt + b.cfg.retryInterval(st.retries)
+			if due <= now {
+				st.resend = true
+				o.resend++
+			} else if next < 0 || due < next {
+				next = due
+			}
+		}
+	}
+	if o.resend > 0 {
+		b.makeReady(ep)
+	}
+	if next >= 0 {
+		o.retryArmed = true
+		b.timer(next, TimerRetry, uint64(ep.handle))
+	}
+}
+
+// applyAck marks the fragments an acknowledgement covers, removes the rows it completes,
+// and lets the window open (PROTO-9: a row leaves only when all its fragments are acked).
+func (b *Broker) applyAck(now time.Duration, ep *endpoint, a *Ack) {
+	o := ep.out
+	if o == nil {
+		return
+	}
+	completed := false
+	for i := o.head; i < len(o.rows); i++ {
+		r := &o.rows[i]
+		if r.removed {
+			continue
+		}
+		if r.seq > a.Sequence && len(a.Selective) == 0 {
+			break
+		}
+		for f := int32(0); f < r.count; f++ {
+			st := r.frag(f)
+			if st.acked || !a.covers(r.seq, f) {
+				continue
+			}
+			if f >= r.nextUnsent {
+				panic(fmt.Sprintf("model: endpoint %v: ack for fragment %d of message %d, never sent, at t=%v",
+					ep.handle, f, r.seq, now))
+			}
+			st.acked = true
+			r.acked++
+			o.inFlight--
+			if st.resend {
+				st.resend = false
+				o.resend--
+			}
+		}
+		if r.acked == r.count {
+			if r.msgType == EndDialogMessageType || (r.msgType == ErrorMessageType && r.seq == ep.endSeq) {
+				completed = true
+			}
+			b.removeRow(now, ep, r, ReasonAcked)
+		}
+	}
+	o.trimHead()
+	if completed && ep.state == DisconnectedOutbound {
+		// DO + the far side's ack of our EndDialog or Error ⇒ CD (G-16).
+		b.closeEndpoint(now, ep)
+		return
+	}
+	if o.inFlight < b.cfg.SendWindow && b.hasUnsent(ep) {
+		b.makeReady(ep)
+	}
+}
+
+// hasUnsent reports whether the endpoint has fragments never sent or waiting to go again.
+func (b *Broker) hasUnsent(ep *endpoint) bool {
+	o := ep.out
+	if o == nil {
+		return false
+	}
+	if o.resend > 0 {
+		return true
+	}
+	for i := o.head; i < len(o.rows); i++ {
+		if r := &o.rows[i]; !r.removed && r.nextUnsent < r.count {
+			return true
+		}
+	}
+	return false
+}
