@@ -48,17 +48,17 @@ type connection struct {
 
 // ConnectionStats are a connection's counters (sys.dm_broker_connections).
 type ConnectionStats struct {
-	Peer                InstanceID
-	State               ConnectionState
-	IsAccept            bool
-	Opened              int64 // times the connection was opened or accepted
-	PacketsSent         int64
-	FragmentsSent       int64
-	FragmentsReceived   int64
-	BytesSent           int64
-	BytesReceived       int64
-	LastActivityTime    time.Duration
-	TotalConnectedTime  time.Duration
+	Peer               InstanceID
+	State              ConnectionState
+	IsAccept           bool
+	Opened             int64 // times the connection was opened or accepted
+	PacketsSent        int64
+	FragmentsSent      int64
+	FragmentsReceived  int64
+	BytesSent          int64
+	BytesReceived      int64
+	LastActivityTime   time.Duration
+	TotalConnectedTime time.Duration
 }
 
 func (b *Broker) connection(peer InstanceID) *connection {
