@@ -222,7 +222,7 @@ func (b *Broker) TimerFired(now time.Duration, t Timer) {
 			b.lifetimeExpired(now, ep)
 		}
 	case TimerRetention:
-		b.forgetClosed(ConversationHandle(t.Key))
+		b.forgetClosed(now, ConversationHandle(t.Key))
 	default:
 		panic(fmt.Sprintf("model: instance %d: timer of unknown kind %d at t=%v", b.id, t.Kind, now))
 	}

@@ -55,6 +55,9 @@ type endpoint struct {
 	hasTO bool
 	// lifetime is the absolute expiry, zero for none.
 	lifetime time.Duration
+	// retainUntil is when a closed target endpoint may be forgotten: ClosedTargetRetention
+	// after it closed or after the last arrival for it, whichever is later.
+	retainUntil time.Duration
 
 	// sendSeq is the sequence number the next sequenced message gets.
 	// Invariant: sendSeq is greater than every sequence number in out.rows.

@@ -136,10 +136,13 @@ func (b *Broker) liveEndpoint(h ConversationHandle, statement string) (*endpoint
 // closed target endpoint is kept for ClosedTargetRetention, so that late copies of the
 // first message are recognised and discarded (G-16).
 func (b *Broker) closeEndpoint(now time.Duration, ep *endpoint) {
+	if ep.out != nil && !ep.out.empty() {
+		panic(fmt.Sprintf("model: endpoint %v closing in state %v with %d transmission queue rows at t=%v",
+			ep.handle, ep.state, ep.out.liveRows(), now))
+	}
 	b.setState(now, ep, Closed)
 	ep.ready = nil
 	ep.discardArrivals = true
-	b.dropRows(now, ep, ReasonCleanup)
 	if ep.hasTO {
 		ep.hasTO = false
 		b.transmissionObjects--
@@ -148,14 +151,25 @@ func (b *Broker) closeEndpoint(now time.Duration, ep *endpoint) {
 		b.delete(ep)
 		return
 	}
-	b.timer(now+b.cfg.ClosedTargetRetention, TimerRetention, uint64(ep.handle))
+	ep.retainUntil = now + b.cfg.ClosedTargetRetention
+	b.timer(ep.retainUntil, TimerRetention, uint64(ep.handle))
 }
 
-// forgetClosed deletes a retained closed endpoint when its retention ends.
-func (b *Broker) forgetClosed(h ConversationHandle) {
-	if ep := b.endpoints[h]; ep != nil && ep.state == Closed {
-		b.delete(ep)
+// forgetClosed deletes a retained closed endpoint when its retention ends. Arrivals for it
+// extend the retention: a far side that keeps retrying because our acknowledgements get
+// lost must never find the dialog forgotten, or its next copy would create a second target
+// endpoint and deliver a message twice (INV-1). G-16's fixed 30 min from closing is not
+// enough under heavy loss.
+func (b *Broker) forgetClosed(now time.Duration, h ConversationHandle) {
+	ep := b.endpoints[h]
+	if ep == nil || ep.state != Closed {
+		return
 	}
+	if ep.retainUntil > now {
+		b.timer(ep.retainUntil, TimerRetention, uint64(ep.handle))
+		return
+	}
+	b.delete(ep)
 }
 
 func (b *Broker) delete(ep *endpoint) {
@@ -233,7 +247,7 @@ func (b *Broker) ackArrived(now time.Duration, a *Ack) {
 }
 
 // fragmentArrived routes an arriving fragment to its endpoint, creating the target endpoint
-// on the first message (DLG-3, G-23) and discarding what G-16 says to discard.
+// when a dialog's first fragment arrives (DLG-3) and discarding what G-16 says to discard.
 func (b *Broker) fragmentArrived(now time.Duration, from InstanceID, f *Fragment) {
 	b.counters.FragmentsReceived++
 	ep := b.dialogs[dialogKey{f.Conversation, !f.FromInitiator}]
@@ -245,16 +259,24 @@ func (b *Broker) fragmentArrived(now time.Duration, from InstanceID, f *Fragment
 		return
 	}
 	if ep == nil {
-		if !f.FromInitiator || f.Sequence != 0 {
+		if !f.FromInitiator {
+			// The initiator endpoint is gone: closed initiators are deleted at once (G-16).
 			b.discard(now, f, ReasonUnknownDialog)
 			b.orphanAck(now, from, f)
 			return
 		}
+		// Any fragment from an initiator for an unknown dialog creates the target, in SI
+		// when it is not the whole first message (DLG-4: "fragmented or out of order"). G-16
+		// and G-23 create it only from the first message and discard-and-ack the others,
+		// which loses a later message that overtakes a lost first one.
 		if ep = b.createTarget(now, from, f); ep == nil {
 			return
 		}
 	}
 	if ep.discardArrivals || ep.state == Closed || ep.state == DisconnectedOutbound {
+		if ep.state == Closed {
+			ep.retainUntil = now + b.cfg.ClosedTargetRetention
+		}
 		b.discard(now, f, ReasonClosedEndpoint)
 		b.orphanAck(now, from, f)
 		return

@@ -289,7 +289,6 @@ func (b *Broker) applyAck(now time.Duration, ep *endpoint, a *Ack) {
 	if o == nil {
 		return
 	}
-	completed := false
 	for i := o.head; i < len(o.rows); i++ {
 		r := &o.rows[i]
 		if r.removed {
@@ -316,15 +315,13 @@ func (b *Broker) applyAck(now time.Duration, ep *endpoint, a *Ack) {
 			}
 		}
 		if r.acked == r.count {
-			if r.msgType == EndDialogMessageType || (r.msgType == ErrorMessageType && r.seq == ep.endSeq) {
-				completed = true
-			}
 			b.removeRow(now, ep, r, ReasonAcked)
 		}
 	}
 	o.trimHead()
-	if completed && ep.state == DisconnectedOutbound {
-		// DO + the far side's ack of our EndDialog or Error ⇒ CD (G-16).
+	if ep.state == DisconnectedOutbound && o.empty() {
+		// DO + the far side's ack of our EndDialog or Error, and of everything before it,
+		// ⇒ CD (G-16). The EndDialog can be acked out of order, before earlier messages.
 		b.closeEndpoint(now, ep)
 		return
 	}

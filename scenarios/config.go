@@ -1,0 +1,225 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sbsim/sbsim/model"
+	"github.com/sbsim/sbsim/net/faulty"
+	"github.com/sbsim/sbsim/sim"
+)
+
+// Config describes a whole world: the instances and their catalogs, the links between
+// them, the broker's protocol parameters, the applications, a timeline of changes, and the
+// limits of the run. Run builds the world from it and a seed.
+type Config struct {
+	Name      string
+	Instances []model.Instance
+	// Links joins pairs of instances; a pair not listed is joined by a perfect link.
+	Links  []Link
+	Broker model.Config
+	// Workloads are the initiating applications.
+	Workloads []Workload
+	// Readers configure the reader of a queue; a queue not listed gets DefaultReader.
+	Readers  []Reader
+	Timeline []Change
+	// MaxTime and MaxEvents bound the run (zero: none). A run with neither stops when no
+	// event is left, which a healthy world reaches once its workloads end.
+	MaxTime   time.Duration
+	MaxEvents uint64
+	// Trace keeps every trace record in the Result.
+	Trace bool
+	// CheckInvariants runs the invariant checkers online and stops at the first violation.
+	CheckInvariants bool
+}
+
+// Link configures the two directions between instances A and B.
+type Link struct {
+	A, B string
+	faulty.PairConfig
+}
+
+// SizeDistribution is a distribution of message sizes, in bytes; it has the shapes of
+// sim.Distribution. The zero value is the constant 0: an empty body.
+type SizeDistribution struct {
+	Kind         sim.DistributionKind
+	Mean, StdDev int64
+	Min, Max     int64
+}
+
+// FixedSize returns the distribution that always gives n bytes.
+func FixedSize(n int64) SizeDistribution { return SizeDistribution{Kind: sim.Constant, Mean: n} }
+
+// UniformSize returns the uniform distribution on [min, max) bytes.
+func UniformSize(min, max int64) SizeDistribution {
+	return SizeDistribution{Kind: sim.Uniform, Min: min, Max: max}
+}
+
+func (s SizeDistribution) distribution() sim.Distribution {
+	return sim.Distribution{Kind: s.Kind, Mean: time.Duration(s.Mean), StdDev: time.Duration(s.StdDev),
+		Min: time.Duration(s.Min), Max: time.Duration(s.Max)}
+}
+
+// Workload is an initiating application: it begins Dialogs dialogs from service From to
+// service To, one every Interarrival (Poisson when exponential), starting at Start; on each
+// it sends Messages messages of Size bytes, one every MessageGap. Without replies it ends
+// the conversation after its last message; with Replies, the target's reader answers every
+// message with a ReplyType message of ReplySize bytes, and the initiator ends the
+// conversation once every reply has arrived.
+type Workload struct {
+	Name         string
+	From, To     string
+	Contract     string // default DEFAULT
+	MessageType  string // default DEFAULT
+	Dialogs      int
+	Start        time.Duration
+	Interarrival sim.Distribution
+	Messages     int
+	MessageGap   sim.Distribution
+	Size         SizeDistribution
+	Replies      bool
+	ReplyType    string // default DEFAULT
+	ReplySize    SizeDistribution
+	// Lifetime is each dialog's LIFETIME; zero for none.
+	Lifetime time.Duration
+	// EndWithError makes the initiator end with END CONVERSATION WITH ERROR instead.
+	EndWithError bool
+}
+
+// Reader configures the reader of one queue: RECEIVE TOP(Top), then ProcessingTime for
+// each message returned before the next RECEIVE.
+type Reader struct {
+	Queue          string
+	Top            int
+	ProcessingTime sim.Distribution
+}
+
+// DefaultReader is the reader of a queue that Config.Readers does not list.
+var DefaultReader = Reader{Top: 0}
+
+// Change is one entry of the timeline: at At, ALTER QUEUE Queue WITH STATUS = Status.
+type Change struct {
+	At     time.Duration
+	Queue  string // "instance/database/queue" or a queue name unique in the world
+	Status model.QueueStatus
+}
+
+// Validate checks what the catalog does not: links, workloads, readers and the timeline
+// name things that exist and hold usable values. Errors name the entry and the field.
+func (c *Config) Validate(cat *model.Catalog) error {
+	if err := c.Broker.Validate(); err != nil {
+		return err
+	}
+	seenLinks := map[[2]string]bool{}
+	for i, l := range c.Links {
+		where := fmt.Sprintf("link %d (%s<->%s)", i, l.A, l.B)
+		_, okA := cat.Instance(l.A)
+		_, okB := cat.Instance(l.B)
+		switch {
+		case !okA || !okB:
+			return fmt.Errorf("%s: an instance does not exist", where)
+		case l.A == l.B:
+			return fmt.Errorf("%s: joins an instance to itself", where)
+		case seenLinks[[2]string{l.A, l.B}] || seenLinks[[2]string{l.B, l.A}]:
+			return fmt.Errorf("%s: the pair is linked twice", where)
+		}
+		seenLinks[[2]string{l.A, l.B}] = true
+	}
+	for i := range c.Workloads {
+		if err := c.Workloads[i].validate(cat); err != nil {
+			return fmt.Errorf("workload %d (%s): %w", i, c.Workloads[i].Name, err)
+		}
+	}
+	for i, r := range c.Readers {
+		if _, err := findQueue(cat, r.Queue); err != nil {
+			return fmt.Errorf("reader %d: %w", i, err)
+		}
+		if r.Top < 0 {
+			return fmt.Errorf("reader %d (%s): Top %d is negative", i, r.Queue, r.Top)
+		}
+		if err := r.ProcessingTime.Validate(); err != nil {
+			return fmt.Errorf("reader %d (%s): ProcessingTime: %w", i, r.Queue, err)
+		}
+	}
+	for i, ch := range c.Timeline {
+		if _, err := findQueue(cat, ch.Queue); err != nil {
+			return fmt.Errorf("timeline %d: %w", i, err)
+		}
+		if ch.At < 0 {
+			return fmt.Errorf("timeline %d: At %v is negative", i, ch.At)
+		}
+	}
+	return nil
+}
+
+func (w *Workload) validate(cat *model.Catalog) error {
+	if _, ok := cat.Service(w.From); !ok {
+		return fmt.Errorf("From: service %q does not exist", w.From)
+	}
+	if _, ok := cat.Service(w.To); !ok {
+		return fmt.Errorf("To: service %q does not exist", w.To)
+	}
+	for _, n := range []struct{ field, name string }{{"MessageType", w.MessageType}, {"ReplyType", w.ReplyType}} {
+		if _, ok := cat.MessageType(orDefault(n.name, model.MessageTypeDefault)); !ok {
+			return fmt.Errorf("%s: message type %q does not exist", n.field, n.name)
+		}
+	}
+	if _, ok := cat.Contract(orDefault(w.Contract, model.ContractDefault)); !ok {
+		return fmt.Errorf("Contract: contract %q does not exist", w.Contract)
+	}
+	switch {
+	case w.Dialogs < 0:
+		return fmt.Errorf("Dialogs %d is negative", w.Dialogs)
+	case w.Messages < 0:
+		return fmt.Errorf("Messages %d is negative", w.Messages)
+	case w.Start < 0:
+		return fmt.Errorf("Start %v is negative", w.Start)
+	case w.Lifetime < 0:
+		return fmt.Errorf("Lifetime %v is negative", w.Lifetime)
+	}
+	for _, d := range []struct {
+		field string
+		d     sim.Distribution
+	}{{"Interarrival", w.Interarrival}, {"MessageGap", w.MessageGap}, {"Size", w.Size.distribution()}, {"ReplySize", w.ReplySize.distribution()}} {
+		if err := d.d.Validate(); err != nil {
+			return fmt.Errorf("%s: %w", d.field, err)
+		}
+	}
+	if w.Size.Max > model.MaxMessageBytes || w.Size.Mean > model.MaxMessageBytes {
+		return fmt.Errorf("Size: above the %d-byte cap", model.MaxMessageBytes)
+	}
+	return nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// ErrUnknownQueue is returned for a queue name that names no queue, or several.
+var ErrUnknownQueue = errors.New("unknown queue")
+
+// findQueue resolves "instance/database/queue", or a queue name unique in the world.
+func findQueue(cat *model.Catalog, name string) (model.QueueID, error) {
+	found := model.QueueID(-1)
+	for i, q := range cat.Queues {
+		db := cat.Databases[q.Database]
+		full := cat.Instances[db.Instance].Name + "/" + db.Name + "/" + q.Name
+		if full == name {
+			return model.QueueID(i), nil
+		}
+		if q.Name == name {
+			if found >= 0 {
+				return 0, fmt.Errorf("queue %q: %w: several queues have that name, write instance/database/queue", name, ErrUnknownQueue)
+			}
+			found = model.QueueID(i)
+		}
+	}
+	if found < 0 {
+		return 0, fmt.Errorf("queue %q: %w", name, ErrUnknownQueue)
+	}
+	return found, nil
+}

@@ -1,0 +1,182 @@
+package scenarios
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/sbsim/sbsim/model"
+	"github.com/sbsim/sbsim/model/invariant"
+	"github.com/sbsim/sbsim/net/faulty"
+	"github.com/sbsim/sbsim/sim"
+)
+
+// Result is what a run produced, as plain data.
+type Result struct {
+	Name       string
+	Seed       uint64
+	StopReason sim.StopReason
+	EndTime    time.Duration
+	Events     uint64
+	Instances  []InstanceResult
+	Links      []LinkResult
+	Workloads  []WorkloadResult
+	// Latency is from SEND commit to the message becoming receivable at the target, over
+	// the messages RECEIVE returned.
+	Latency LatencySummary
+	// Conversations has one row per dialog when Config.Trace is on.
+	Conversations []ConversationResult
+	// StatementErrors counts statements the applications issued that failed unexpectedly.
+	StatementErrors int64
+	// Violation is the first invariant violated, when Config.CheckInvariants is on.
+	Violation *invariant.Violation
+	Trace     []model.TraceRecord
+}
+
+// InstanceResult is one broker at the end of the run.
+type InstanceResult struct {
+	Name                    string
+	Counters                model.Counters
+	TransmissionQueueRows   int
+	TransmissionObjectBytes int64
+	// EndpointStates counts the endpoints left, by state, in state order.
+	EndpointStates []StateCount
+	Connections    []model.ConnectionStats
+}
+
+// StateCount is how many endpoints are in a state.
+type StateCount struct {
+	State model.EndpointState
+	Count int
+}
+
+// LinkResult is one direction of a link.
+type LinkResult struct {
+	Name     string
+	Counters faulty.Counters
+}
+
+// WorkloadResult is what a workload did.
+type WorkloadResult struct {
+	Name            string
+	DialogsBegun    int64
+	DialogsEnded    int64
+	MessagesSent    int64
+	RepliesReceived int64
+	SendFailures    int64
+}
+
+// ConversationResult counts what happened to one dialog, from the trace.
+type ConversationResult struct {
+	Conversation           model.ConversationID
+	MessagesSent           int64
+	MessagesDelivered      int64
+	FragmentsSent          int64
+	Retransmissions        int64
+	DuplicatesDiscarded    int64
+	DiscardedOnPurpose     int64
+	FirstSent, LastArrival time.Duration
+}
+
+// LatencySummary summarises a latency distribution.
+type LatencySummary struct {
+	Count                    int64
+	Mean, P50, P90, P99, Max time.Duration
+}
+
+// latencyRecorder keeps latencies in an HDR histogram, in microseconds with three
+// significant digits, rather than every sample.
+type latencyRecorder struct {
+	h *hdrhistogram.Histogram
+}
+
+const latencyMax = 24 * time.Hour
+
+func newLatencyRecorder() *latencyRecorder {
+	return &latencyRecorder{h: hdrhistogram.New(1, int64(latencyMax/time.Microsecond), 3)}
+}
+
+func (l *latencyRecorder) record(d time.Duration) {
+	us := max(int64(d/time.Microsecond), 1)
+	if err := l.h.RecordValue(min(us, int64(latencyMax/time.Microsecond))); err != nil {
+		panic(fmt.Sprintf("scenarios: latency %v not recordable: %v", d, err))
+	}
+}
+
+func (l *latencyRecorder) summary() LatencySummary {
+	if l.h.TotalCount() == 0 {
+		return LatencySummary{}
+	}
+	us := func(v int64) time.Duration { return time.Duration(v) * time.Microsecond }
+	return LatencySummary{Count: l.h.TotalCount(), Mean: time.Duration(l.h.Mean() * float64(time.Microsecond)),
+		P50: us(l.h.ValueAtQuantile(50)), P90: us(l.h.ValueAtQuantile(90)), P99: us(l.h.ValueAtQuantile(99)),
+		Max: us(l.h.Max())}
+}
+
+// countConversation adds a trace record to its dialog's row.
+func (w *world) countConversation(r *model.TraceRecord) {
+	if r.Conversation == 0 {
+		return
+	}
+	c := w.convStats[r.Conversation]
+	if c == nil {
+		c = &ConversationResult{Conversation: r.Conversation, FirstSent: -1}
+		w.convStats[r.Conversation] = c
+	}
+	switch r.Kind {
+	case model.TraceMessageSent:
+		c.MessagesSent++
+		if c.FirstSent < 0 {
+			c.FirstSent = r.At
+		}
+	case model.TraceMessageReady:
+		c.MessagesDelivered++
+		c.LastArrival = r.At
+	case model.TraceFragmentSent:
+		c.FragmentsSent++
+		if r.Retry {
+			c.Retransmissions++
+		}
+	case model.TraceFragmentDuplicate:
+		c.DuplicatesDiscarded++
+	case model.TraceFragmentDiscarded:
+		c.DiscardedOnPurpose++
+	}
+}
+
+// result collects the plain data of the world after its run.
+func (w *world) result(reason sim.StopReason, seed uint64) *Result {
+	res := &Result{Name: w.cfg.Name, Seed: seed, StopReason: reason, EndTime: w.e.Now(), Events: w.e.Fired(),
+		Latency: w.latency.summary(), StatementErrors: w.statementErrors, Violation: w.violation, Trace: w.trace}
+	for i, b := range w.brokers {
+		ir := InstanceResult{Name: w.cat.Instances[i].Name, Counters: b.Counters(),
+			TransmissionQueueRows: len(b.TransmissionQueue()), TransmissionObjectBytes: b.TransmissionObjectBytes(),
+			Connections: b.Connections()}
+		counts := map[model.EndpointState]int{}
+		for _, ep := range b.Endpoints() {
+			counts[ep.State]++
+		}
+		for s := model.StartedOutbound; s <= model.Closed; s++ {
+			if counts[s] > 0 {
+				ir.EndpointStates = append(ir.EndpointStates, StateCount{s, counts[s]})
+			}
+		}
+		res.Instances = append(res.Instances, ir)
+	}
+	for _, p := range w.pairs {
+		res.Links = append(res.Links, LinkResult{p.pair.AToB.Name(), p.pair.AToB.Counters()},
+			LinkResult{p.pair.BToA.Name(), p.pair.BToA.Counters()})
+	}
+	for _, wl := range w.workloads {
+		res.Workloads = append(res.Workloads, WorkloadResult{Name: wl.cfg.Name, DialogsBegun: wl.begun,
+			DialogsEnded: wl.ended, MessagesSent: wl.messagesSent, RepliesReceived: wl.replies, SendFailures: wl.sendFails})
+	}
+	for _, c := range w.convStats {
+		res.Conversations = append(res.Conversations, *c)
+	}
+	slices.SortFunc(res.Conversations, func(a, b ConversationResult) int { return cmp.Compare(a.Conversation, b.Conversation) })
+	return res
+}

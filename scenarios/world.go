@@ -1,0 +1,232 @@
+package scenarios
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/sbsim/sbsim/model"
+	"github.com/sbsim/sbsim/model/invariant"
+	"github.com/sbsim/sbsim/net/faulty"
+	"github.com/sbsim/sbsim/sim"
+)
+
+// world is one run: the engine, a broker per instance, the links between them, the
+// applications, and the observers. It is the one place where model, links and engine meet.
+type world struct {
+	cfg     *Config
+	e       *sim.Engine
+	cat     *model.Catalog
+	brokers []*model.Broker
+	links   [][]*faulty.Link[model.Packet] // [from][to]; nil on the diagonal
+	pairs   []linkPair
+
+	timers    timerSlab
+	readers   []*queueReader // by QueueID
+	workloads []*workloadRun
+	dialogs   map[model.ConversationID]*dialogApp
+
+	checker   *invariant.Checker
+	violation *invariant.Violation
+	trace     []model.TraceRecord
+	convStats map[model.ConversationID]*ConversationResult
+	latency   *latencyRecorder
+	// delivering is set while a link delivers a packet: effects then wait for the delivery
+	// to finish.
+	statementErrors int64
+}
+
+type linkPair struct {
+	a, b model.InstanceID
+	pair *faulty.Pair[model.Packet]
+}
+
+// build wires a world from a validated config and a seed.
+func build(cfg *Config, cat *model.Catalog, seed uint64) (*world, error) {
+	w := &world{
+		cfg: cfg, e: sim.New(seed), cat: cat,
+		dialogs: map[model.ConversationID]*dialogApp{},
+		latency: newLatencyRecorder(),
+	}
+	w.timers.w = w
+	if cfg.CheckInvariants {
+		w.checker = invariant.New()
+	}
+	if cfg.Trace {
+		w.convStats = map[model.ConversationID]*ConversationResult{}
+	}
+	for i := range cat.Instances {
+		b, err := model.NewBroker(cat, model.InstanceID(i), cfg.Broker)
+		if err != nil {
+			return nil, err
+		}
+		b.SetTracing(cfg.Trace || cfg.CheckInvariants)
+		w.brokers = append(w.brokers, b)
+	}
+	if err := w.buildLinks(); err != nil {
+		return nil, err
+	}
+	w.readers = make([]*queueReader, len(cat.Queues))
+	for i := range cat.Queues {
+		w.readers[i] = w.newReader(model.QueueID(i), DefaultReader)
+	}
+	for _, r := range cfg.Readers {
+		q, _ := findQueue(cat, r.Queue)
+		w.readers[q] = w.newReader(q, r)
+	}
+	for i := range cfg.Workloads {
+		wl, err := w.newWorkload(i)
+		if err != nil {
+			return nil, err
+		}
+		w.workloads = append(w.workloads, wl)
+	}
+	for i, ch := range cfg.Timeline {
+		w.e.Schedule(ch.At, changeEvent{w}, uint64(i))
+	}
+	return w, nil
+}
+
+// buildLinks joins every pair of instances, with the configured link or a perfect one.
+func (w *world) buildLinks() error {
+	n := len(w.cat.Instances)
+	w.links = make([][]*faulty.Link[model.Packet], n)
+	for i := range w.links {
+		w.links[i] = make([]*faulty.Link[model.Packet], n)
+	}
+	configured := map[[2]model.InstanceID]faulty.PairConfig{}
+	for _, l := range w.cfg.Links {
+		a, _ := w.cat.Instance(l.A)
+		b, _ := w.cat.Instance(l.B)
+		if a > b {
+			a, b = b, a
+			l.PairConfig.AToB, l.PairConfig.BToA = l.PairConfig.BToA, l.PairConfig.AToB
+			for i := range l.PairConfig.Partitions {
+				p := &l.PairConfig.Partitions[i]
+				switch p.Direction {
+				case faulty.AToB:
+					p.Direction = faulty.BToA
+				case faulty.BToA:
+					p.Direction = faulty.AToB
+				}
+			}
+		}
+		configured[[2]model.InstanceID{a, b}] = l.PairConfig
+	}
+	for a := range n {
+		for b := a + 1; b < n; b++ {
+			ia, ib := model.InstanceID(a), model.InstanceID(b)
+			cfg := configured[[2]model.InstanceID{ia, ib}]
+			pair, err := faulty.NewPair(w.e, w.cat.Instances[a].Name, w.cat.Instances[b].Name, cfg,
+				w.deliverTo(ib), w.deliverTo(ia))
+			if err != nil {
+				return err
+			}
+			w.links[a][b], w.links[b][a] = pair.AToB, pair.BToA
+			w.pairs = append(w.pairs, linkPair{ia, ib, pair})
+			// Opening a connection costs the handshake's round trip (G-12).
+			rtt := cfg.AToB.LatencyFixed + cfg.BToA.LatencyFixed
+			w.brokers[a].SetConnectDelay(ib, rtt)
+			w.brokers[b].SetConnectDelay(ia, rtt)
+		}
+	}
+	return nil
+}
+
+// deliverTo returns the receiver of packets for instance to.
+func (w *world) deliverTo(to model.InstanceID) func(faulty.Delivery[model.Packet]) {
+	return func(d faulty.Delivery[model.Packet]) {
+		w.brokers[to].PacketArrived(w.e.Now(), &d.Packet, d.Corrupt)
+		w.apply(to)
+	}
+}
+
+// apply carries out what broker asks after an input: packets onto links, timers onto the
+// engine, readers woken, trace records to the observers.
+func (w *world) apply(inst model.InstanceID) {
+	b := w.brokers[inst]
+	eff := b.Effects()
+	for i := range eff.Trace {
+		w.observe(&eff.Trace[i])
+	}
+	for _, p := range eff.Transmit {
+		w.links[inst][p.To].Send(p, p.Size())
+	}
+	for _, t := range eff.Timers {
+		w.timers.schedule(inst, t)
+	}
+	for _, q := range eff.Ready {
+		w.readers[q].wake()
+	}
+	b.Advance()
+}
+
+// observe hands a trace record to the checker and the collectors.
+func (w *world) observe(r *model.TraceRecord) {
+	if w.checker != nil && w.violation == nil {
+		if v := w.checker.Observe(*r); v != nil {
+			w.violation = v
+			w.e.Stop()
+		}
+	}
+	if w.cfg.Trace {
+		w.trace = append(w.trace, *r)
+		w.countConversation(r)
+	}
+}
+
+// timerSlab keeps the broker timers waiting in the engine; an event's argument is the
+// index of its slot, so that arming a timer allocates nothing once the slab has grown.
+type timerSlab struct {
+	w     *world
+	slots []timerSlot
+	free  []uint32
+}
+
+type timerSlot struct {
+	inst model.InstanceID
+	t    model.Timer
+}
+
+func (s *timerSlab) schedule(inst model.InstanceID, t model.Timer) {
+	var i uint32
+	if n := len(s.free); n > 0 {
+		i = s.free[n-1]
+		s.free = s.free[:n-1]
+	} else {
+		i = uint32(len(s.slots))
+		s.slots = append(s.slots, timerSlot{})
+	}
+	s.slots[i] = timerSlot{inst, t}
+	s.w.e.Schedule(max(t.At, s.w.e.Now()), s, uint64(i))
+}
+
+func (s *timerSlab) HandleEvent(i uint64) {
+	slot := s.slots[i]
+	s.free = append(s.free, uint32(i))
+	s.w.brokers[slot.inst].TimerFired(s.w.e.Now(), slot.t)
+	s.w.apply(slot.inst)
+}
+
+// changeEvent applies one timeline entry.
+type changeEvent struct{ w *world }
+
+func (c changeEvent) HandleEvent(i uint64) {
+	ch := c.w.cfg.Timeline[i]
+	q, _ := findQueue(c.w.cat, ch.Queue)
+	inst := c.w.cat.Databases[c.w.cat.Queues[q].Database].Instance
+	if err := c.w.brokers[inst].AlterQueueStatus(c.w.e.Now(), q, ch.Status); err != nil {
+		panic(fmt.Sprintf("scenarios: timeline %d at t=%v: %v", i, c.w.e.Now(), err))
+	}
+	c.w.apply(inst)
+	if ch.Status == model.QueueOn {
+		c.w.readers[q].wake()
+	}
+}
+
+// instanceOfService returns the broker hosting a service.
+func (w *world) instanceOfService(s model.ServiceID) model.InstanceID {
+	return w.cat.Services[s].Instance
+}
+
+// now is the engine's virtual time.
+func (w *world) now() time.Duration { return w.e.Now() }
