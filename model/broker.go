@@ -21,6 +21,7 @@ type Broker struct {
 
 	endpoints map[ConversationHandle]*endpoint // by handle, for applications and timers
 	dialogs   map[dialogKey]*endpoint          // by dialog and side, for arriving fragments
+	retained  map[ConversationHandle]*endpoint // closed targets kept for late arrivals (G-16)
 	queues    []*serviceQueue                  // by QueueID; nil for other instances' queues
 	conns     []*connection                    // by peer InstanceID
 	tx        transmitter
@@ -99,6 +100,7 @@ func NewBroker(cat *Catalog, id InstanceID, cfg Config) (*Broker, error) {
 		id: id, cat: cat, cfg: cfg.WithDefaults(),
 		endpoints: map[ConversationHandle]*endpoint{},
 		dialogs:   map[dialogKey]*endpoint{},
+		retained:  map[ConversationHandle]*endpoint{},
 		queues:    make([]*serviceQueue, len(cat.Queues)),
 		conns:     make([]*connection, len(cat.Instances)),
 		tx:        &fifoTransmitter{},
@@ -194,6 +196,9 @@ func (b *Broker) pump(now time.Duration) {
 			b.transmitEndpoint(now, ep)
 		}
 		b.flushBlocks()
+		if self := b.conns[b.id]; len(self.acksOwed) > 0 || len(self.orphanAcks) > 0 {
+			b.flushAcks(now, self)
+		}
 		if len(b.selfPackets) == 0 {
 			return
 		}
@@ -265,7 +270,7 @@ func (b *Broker) TransmissionQueue() []TransmissionQueueRow {
 			rows = append(rows, TransmissionQueueRow{ConversationHandle: ep.handle, ToService: to, FromService: from,
 				Contract: ep.contract, EnqueueTime: r.enqueued, MessageSequenceNumber: r.seq, MessageType: r.msgType,
 				IsConversationError: r.msgType == ErrorMessageType, IsEndOfDialog: r.msgType == EndDialogMessageType,
-				Bytes: r.bytes, TransmissionStatus: r.status(), Priority: ep.priority, FragmentsAcked: r.acked, Fragments: r.count})
+				Bytes: r.bytes, TransmissionStatus: r.status(ep.out.held), Priority: ep.priority, FragmentsAcked: r.acked, Fragments: r.count})
 		}
 	}
 	slices.SortFunc(rows, func(x, y TransmissionQueueRow) int {

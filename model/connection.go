@@ -99,6 +99,13 @@ func (b *Broker) logIn(now time.Duration, c *connection, accept bool) {
 		c.idleArmed = true
 		b.timer(now+b.cfg.ConnectionIdleClose, TimerIdle, uint64(c.peer))
 	}
+	// What waited for the connection goes now, whoever opened it.
+	for _, ep := range c.waiting {
+		ep.out.inTransmitter = false
+		b.makeReady(ep)
+	}
+	clear(c.waiting)
+	c.waiting = c.waiting[:0]
 }
 
 // connected handles the connect timer: the connection logs in and what waited goes out.
@@ -107,12 +114,6 @@ func (b *Broker) connected(now time.Duration, c *connection) {
 		return
 	}
 	b.logIn(now, c, false)
-	for _, ep := range c.waiting {
-		ep.out.inTransmitter = false
-		b.makeReady(ep)
-	}
-	clear(c.waiting)
-	c.waiting = c.waiting[:0]
 }
 
 // idle handles the idle timer: the connection closes after ConnectionIdleClose without
@@ -202,7 +203,7 @@ func (b *Broker) transmit(c *connection, p *Packet) {
 
 // armAckFlush makes sure a dedicated-ack timer is pending for the connection (G-20).
 func (b *Broker) armAckFlush(now time.Duration, c *connection) {
-	if c.ackFlushArmed {
+	if c.ackFlushArmed || c.peer == b.id { // acks to this instance go before the input returns
 		return
 	}
 	c.ackFlushArmed = true
@@ -219,7 +220,7 @@ func (b *Broker) flushAcks(now time.Duration, c *connection) {
 			continue
 		}
 		ep.in.ackListed = false
-		if ep.in.ackOwed && !ep.deleted {
+		if ep.in.ackOwed { // deleted endpoints too: the far side waits for it to close
 			ep.in.ackOwed = false
 			p.Acks = append(p.Acks, ep.ackFor())
 		}

@@ -103,9 +103,12 @@ func (b *Broker) EndConversation(now time.Duration, h ConversationHandle, opts E
 	}
 	switch {
 	case opts.WithCleanup:
+		// The far side is not told (DLG-10). A target keeps a closed tombstone like any
+		// closed target, so that what the initiator still sends is discarded and acked
+		// rather than creating a second target endpoint that would wait for ever.
 		b.dropRows(now, ep, ReasonCleanup)
-		b.setState(now, ep, Closed)
-		b.delete(ep)
+		b.closeEndpoint(now, ep)
+		delete(b.endpoints, ep.handle) // no row left in sys.conversation_endpoints
 	case ep.state == Conversing || ep.state == StartedInbound:
 		if opts.WithError {
 			b.dropRows(now, ep, ReasonEndWithError)
@@ -152,6 +155,7 @@ func (b *Broker) closeEndpoint(now time.Duration, ep *endpoint) {
 		return
 	}
 	ep.retainUntil = now + b.cfg.ClosedTargetRetention
+	b.retained[ep.handle] = ep
 	b.timer(ep.retainUntil, TimerRetention, uint64(ep.handle))
 }
 
@@ -161,8 +165,8 @@ func (b *Broker) closeEndpoint(now time.Duration, ep *endpoint) {
 // endpoint and deliver a message twice (INV-1). G-16's fixed 30 min from closing is not
 // enough under heavy loss.
 func (b *Broker) forgetClosed(now time.Duration, h ConversationHandle) {
-	ep := b.endpoints[h]
-	if ep == nil || ep.state != Closed {
+	ep := b.retained[h]
+	if ep == nil {
 		return
 	}
 	if ep.retainUntil > now {
@@ -182,6 +186,7 @@ func (b *Broker) delete(ep *endpoint) {
 		b.transmissionObjects--
 	}
 	delete(b.endpoints, ep.handle)
+	delete(b.retained, ep.handle)
 	delete(b.dialogs, dialogKey{ep.conv, ep.isInitiator})
 	b.counters.EndpointsDeleted++
 }
@@ -310,6 +315,12 @@ func (b *Broker) createTarget(now time.Duration, from InstanceID, f *Fragment) *
 	if ep.lifetime > 0 {
 		b.timer(max(ep.lifetime, now), TimerLifetime, uint64(ep.handle))
 	}
-	b.register(now, ep, StartedInbound)
+	// A first transmission that holds the whole first message creates the endpoint directly
+	// in CO; otherwise it starts in SI until the first message is complete (DLG-4).
+	state := StartedInbound
+	if f.Sequence == 0 && f.Count == 1 {
+		state = Conversing
+	}
+	b.register(now, ep, state)
 	return ep
 }

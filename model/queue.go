@@ -28,6 +28,9 @@ type serviceQueue struct {
 	head      int
 	// signalled is set when the queue is listed in the current Effects.Ready.
 	signalled bool
+	// heldSenders are same-instance endpoints whose messages to this queue wait while it is
+	// OFF (G-18).
+	heldSenders []*endpoint
 }
 
 // ReceivedMessage is one row of a RECEIVE result (ENT-4).
@@ -175,7 +178,19 @@ func (b *Broker) AlterQueueStatus(now time.Duration, queue QueueID, status Queue
 	if err != nil {
 		return err
 	}
+	b.now = now
 	q.status = status
+	if status == QueueOn {
+		for _, ep := range q.heldSenders {
+			if ep.out != nil {
+				ep.out.held = false
+				b.makeReady(ep)
+			}
+		}
+		clear(q.heldSenders)
+		q.heldSenders = q.heldSenders[:0]
+		b.pump(now)
+	}
 	b.signal(q)
 	return nil
 }

@@ -127,7 +127,10 @@ func (b *Broker) receiveFragment(now time.Duration, ep *endpoint, f *Fragment) {
 		b.duplicate(now, ep, f)
 		return
 	}
-	if seq >= ep.receiveSeq+SequenceNumber(b.cfg.ReceiveWindow) {
+	if seq > ep.receiveSeq+SequenceNumber(b.cfg.ReceiveWindow) && f.MessageType != ErrorMessageType {
+		// Beyond the window: dropped unacked, the sender's retry brings it back (G-21). An
+		// Error is exempt: it is the last message of its direction and is delivered even
+		// with earlier ones missing (G-17), so refusing it could never end.
 		b.discard(now, f, ReasonWindow)
 		return
 	}

@@ -122,6 +122,9 @@ func (r TraceRecord) String() string {
 		if r.FromInitiator {
 			side = "initiator"
 		}
+		if r.From == 0 {
+			return fmt.Sprintf("%s %s created %v", s, side, r.To)
+		}
 		return fmt.Sprintf("%s %s %v→%v", s, side, r.From, r.To)
 	case TracePacketCorrupt, TraceAckSent:
 		return fmt.Sprintf("%s peer=i%d", s, r.Peer)

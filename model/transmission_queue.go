@@ -21,6 +21,9 @@ type outbound struct {
 	retryArmed bool
 	// inTransmitter is true while the endpoint waits in the transmitter's list.
 	inTransmitter bool
+	// held is true while a same-instance dialog's rows wait for the target queue to be ON
+	// (G-18).
+	held bool
 }
 
 // txqRow is one message in the transmission queue (ENT-7).
@@ -55,8 +58,10 @@ func (r *txqRow) frag(i int32) *fragState {
 }
 
 // TransmissionStatus explains why a row is still in the transmission queue (TXQ-5).
-func (r *txqRow) status() string {
+func (r *txqRow) status(held bool) string {
 	switch {
+	case held && r.nextUnsent == 0:
+		return "the target queue is disabled"
 	case r.nextUnsent == 0:
 		return ""
 	case r.acked == 0:
@@ -180,6 +185,18 @@ func (b *Broker) removeRow(now time.Duration, ep *endpoint, r *txqRow, reason Re
 // first, then fragments never sent, within the dialog's send window (G-11).
 func (b *Broker) transmitEndpoint(now time.Duration, ep *endpoint) {
 	o := ep.out
+	if ep.local {
+		// A same-instance SEND to an OFF queue waits in the transmission queue until ALTER
+		// QUEUE sets it ON (TXQ-2, G-18).
+		if q := b.queues[b.cat.Services[ep.farService].Queue]; q.status == QueueOff {
+			if !o.held {
+				o.held = true
+				q.heldSenders = append(q.heldSenders, ep)
+			}
+			return
+		}
+		o.held = false
+	}
 	for i := o.head; i < len(o.rows) && (o.resend > 0 || o.inFlight < b.cfg.SendWindow); i++ {
 		r := &o.rows[i]
 		if r.removed {

@@ -67,6 +67,8 @@ type worldSpec struct {
 	QueueFlip     bool // a target queue switched OFF, then ON again
 	Replies       bool
 	EndWithError  bool
+	SendWindow    int // fragments in flight per dialog (G-11)
+	ReceiveWindow int // messages held out of order (G-21)
 }
 
 func (s worldSpec) String() string {
@@ -81,8 +83,8 @@ func (s worldSpec) config() Config {
 	r := rand.New(rand.NewPCG(s.Seed, 1))
 	contract := model.Contract{Name: "C", Messages: []model.ContractMessage{
 		{MessageType: "Request", SentBy: model.SentByInitiator}, {MessageType: "Reply", SentBy: model.SentByTarget}}}
-	cfg := Config{Name: "property", CheckInvariants: true, MaxEvents: 20_000_000,
-		Broker: model.Config{FragmentSize: 512}}
+	cfg := Config{Name: "property", CheckInvariants: true, MaxEvents: 5_000_000,
+		Broker: model.Config{FragmentSize: 512, SendWindow: s.SendWindow, ReceiveWindow: s.ReceiveWindow}}
 	for i := range s.Instances {
 		name := fmt.Sprintf("I%d", i)
 		cfg.Instances = append(cfg.Instances, model.Instance{Name: name, Databases: []model.Database{{
@@ -141,6 +143,8 @@ func genWorldSpec() gopter.Gen {
 		"QueueFlip":     gen.Bool(),
 		"Replies":       gen.Bool(),
 		"EndWithError":  gen.Bool(),
+		"SendWindow":    gen.IntRange(1, 64),
+		"ReceiveWindow": gen.IntRange(1, 64),
 	})
 }
 

@@ -1,0 +1,254 @@
+package model
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// connectionTo returns instance i's connection counters towards peer.
+func (w *world) connectionTo(i, peer InstanceID) ConnectionStats {
+	for _, c := range w.brokers[i].Connections() {
+		if c.Peer == peer {
+			return c
+		}
+	}
+	w.t.Fatalf("instance %d has no connection to %d", i, peer)
+	return ConnectionStats{}
+}
+
+// Reference: sys.transmission_queue; spec TXQ-1 (a message to another instance waits in
+// the sending database's transmission queue until acknowledged) and TXQ-5
+// (transmission_status is blank until a send is attempted).
+func TestTXQ1_RemoteSendGoesThroughTheTransmissionQueue(t *testing.T) {
+	const connectDelay = 100 * time.Millisecond
+	w := newWorld(t, Config{})
+	w.brokers[instA].SetConnectDelay(instB, connectDelay)
+	d := beginDialog(w, "Target", "RequestReply", BeginDialogOptions{})
+	require.NoError(t, d.sendRequest())
+
+	rows := w.brokers[instA].TransmissionQueue()
+	require.Len(t, rows, 1)
+	assert.Equal(t, TransmissionQueueRow{
+		ConversationHandle: d.initiator, ToService: w.service("Target"), FromService: w.service("Initiator"),
+		Contract: w.contract("RequestReply"), EnqueueTime: 0, MessageSequenceNumber: 0,
+		MessageType: w.messageType("Request"), Bytes: 100, TransmissionStatus: "", Priority: DefaultPriority,
+		Fragments: 1,
+	}, rows[0])
+	assert.Empty(t, w.sent, "nothing leaves before the connection logs in")
+
+	w.runUntil(connectDelay)
+	require.Len(t, w.sent, 1)
+	assert.Equal(t, connectDelay, w.sent[0].at)
+	rows = w.brokers[instA].TransmissionQueue()
+	if assert.Len(t, rows, 1) {
+		assert.Equal(t, "sent, waiting for acknowledgement", rows[0].TransmissionStatus)
+	}
+	w.runUntil(time.Second)
+	assert.Empty(t, w.brokers[instA].TransmissionQueue())
+}
+
+// Reference: spec TXQ-2: a SEND to a service of the same instance goes straight into the
+// target queue: no packet, no transmission object, receivable within the same input.
+func TestTXQ2_SameInstanceSendIsDeliveredInTheSameInput(t *testing.T) {
+	w := newWorld(t, Config{})
+	d := beginDialog(w, "LocalTarget", "RequestReply", BeginDialogOptions{})
+	for range 3 {
+		require.NoError(t, d.sendRequest())
+	}
+	assert.Empty(t, w.sent, "no packet for a same-instance dialog")
+	assert.Contains(t, w.ready, w.queue("LocalTargetQueue"))
+	msgs, err := w.receiveAll("LocalTargetQueue")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Request#0", "Request#1", "Request#2"}, w.types(msgs))
+	assert.Zero(t, w.brokers[instA].TransmissionObjectBytes())
+
+	require.NoError(t, w.send(instA, msgs[0].ConversationHandle, "Reply", 10))
+	replies, err := w.receiveAll("InitiatorQueue")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Reply#0"}, w.types(replies), "the reply too, at the same instant")
+
+	require.NoError(t, d.endInitiator(EndOptions{}))
+	ends, err := w.receiveAll("LocalTargetQueue")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"EndDialog#3"}, w.types(ends))
+	require.NoError(t, d.endTarget(EndOptions{}))
+	w.settle()
+	assert.Empty(t, w.sent, "no packet for a same-instance dialog")
+	assert.Empty(t, w.brokers[instA].TransmissionQueue())
+	assert.Empty(t, w.brokers[instA].Endpoints(), "both endpoints closed and gone after retention")
+}
+
+// Reference: spec TXQ-2 ("no TXQ, no TO"): after a same-instance SEND that nothing
+// prevents, sys.transmission_queue holds no row for it.
+func TestTXQ2_SameInstanceSendLeavesNoTransmissionQueueRow(t *testing.T) {
+	w := newWorld(t, Config{})
+	d := beginDialog(w, "LocalTarget", "RequestReply", BeginDialogOptions{})
+	require.NoError(t, d.sendRequest())
+	assert.Empty(t, w.brokers[instA].TransmissionQueue())
+	ep, _ := w.brokers[instA].Endpoint(d.initiator)
+	assert.Zero(t, ep.TransmissionRows)
+}
+
+// Reference: ALTER QUEUE ... STATUS; spec TXQ-4 and G-18: while the target queue is OFF,
+// arrivals are held and cannot be received (RECEIVE fails); when it is ON again they
+// become receivable, in order, and the queue is signalled.
+func TestTXQ4_DisabledQueueHoldsArrivalsInOrder(t *testing.T) {
+	tests := []struct{ name, target, queue string }{
+		{"remote target", "Target", "TargetQueue"},
+		{"same-instance target", "LocalTarget", "LocalTargetQueue"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t, Config{})
+			w.alterQueue(tt.queue, QueueOff)
+			d := beginDialog(w, tt.target, "RequestReply", BeginDialogOptions{})
+			for range 3 {
+				require.NoError(t, d.sendRequest())
+			}
+			w.runUntil(time.Minute)
+			assert.NotContains(t, w.ready, w.queue(tt.queue), "an OFF queue is not signalled")
+			_, err := w.receiveAll(tt.queue)
+			assert.ErrorIs(t, err, ErrQueueDisabled)
+			assert.Zero(t, countRetries(w, instA), "held messages are acknowledged")
+
+			w.alterQueue(tt.queue, QueueOn)
+			assert.Contains(t, w.ready, w.queue(tt.queue))
+			msgs, err := w.receiveAll(tt.queue)
+			require.NoError(t, err)
+			assert.Equal(t, []string{"Request#0", "Request#1", "Request#2"}, w.types(msgs))
+		})
+	}
+}
+
+// Reference: spec G-18: "Local SEND to an OFF queue ⇒ TXQ row with transmission_status
+// 'queue disabled'", moved into the queue when ALTER QUEUE sets it ON.
+func TestG18_LocalSendToDisabledQueueWaitsInTransmissionQueue(t *testing.T) {
+	w := newWorld(t, Config{})
+	w.alterQueue("LocalTargetQueue", QueueOff)
+	d := beginDialog(w, "LocalTarget", "RequestReply", BeginDialogOptions{})
+	require.NoError(t, d.sendRequest())
+	w.runUntil(time.Minute)
+	rows := w.brokers[instA].TransmissionQueue()
+	if assert.Len(t, rows, 1) {
+		assert.Contains(t, rows[0].TransmissionStatus, "disabled")
+	}
+	w.alterQueue("LocalTargetQueue", QueueOn)
+	w.runUntil(2 * time.Minute)
+	assert.Empty(t, w.brokers[instA].TransmissionQueue())
+}
+
+// Reference: sys.dm_broker_connections; spec TXQ-7 and G-12: a connection opens on demand,
+// after the connect delay, and closes after ConnectionIdleClose without traffic; the peer
+// accepts it when the first packet arrives.
+func TestTXQ7_ConnectionOpensWithConnectDelayAndClosesWhenIdle(t *testing.T) {
+	const (
+		connectDelay = 20 * time.Millisecond
+		idle         = 90 * time.Second
+	)
+	w := newWorld(t, Config{ConnectionIdleClose: idle})
+	w.brokers[instA].SetConnectDelay(instB, connectDelay)
+	d := beginDialog(w, "Target", "RequestReply", BeginDialogOptions{})
+	assert.Equal(t, ConnectionClosed, w.connectionTo(instA, instB).State, "BEGIN opens nothing (DLG-1)")
+	require.NoError(t, d.sendRequest())
+	assert.Equal(t, ConnectionConnecting, w.connectionTo(instA, instB).State)
+
+	w.runUntil(connectDelay + latency)
+	a, b := w.connectionTo(instA, instB), w.connectionTo(instB, instA)
+	assert.Equal(t, ConnectionLoggedIn, a.State)
+	assert.False(t, a.IsAccept)
+	assert.Equal(t, int64(1), a.Opened)
+	assert.Equal(t, ConnectionLoggedIn, b.State)
+	assert.True(t, b.IsAccept, "B accepted the connection A opened")
+
+	// A's last traffic is the ack arriving at 90 ms; B's is that ack leaving at 80 ms.
+	lastA := connectDelay + 2*latency + 50*time.Millisecond
+	lastB := lastA - latency
+	w.runUntil(lastB + idle - time.Nanosecond)
+	assert.Equal(t, ConnectionLoggedIn, w.connectionTo(instB, instA).State)
+	w.runUntil(lastB + idle)
+	assert.Equal(t, ConnectionClosed, w.connectionTo(instB, instA).State, "B closes when idle")
+	w.runUntil(lastA + idle - time.Nanosecond)
+	assert.Equal(t, ConnectionLoggedIn, w.connectionTo(instA, instB).State)
+	w.runUntil(lastA + idle)
+	assert.Equal(t, ConnectionClosed, w.connectionTo(instA, instB).State, "A closes when idle")
+
+	// The next SEND opens it again, with the connect delay again.
+	w.runUntil(100 * time.Second)
+	require.NoError(t, d.sendRequest())
+	w.runUntil(w.now + time.Second)
+	require.Len(t, w.sent, 4, "two requests and their acks")
+	assert.Equal(t, 100*time.Second+connectDelay, w.sent[2].at)
+	assert.Equal(t, int64(2), w.connectionTo(instA, instB).Opened)
+	msgs, err := w.receiveAll("TargetQueue")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Request#0", "Request#1"}, w.types(msgs))
+}
+
+// Reference: spec G-12 ("one connection per unordered instance pair, used both ways"): when
+// the peer's connection arrives while this side is still connecting, what waits for the
+// connection leaves over it, and nothing is stuck.
+func TestG12_ConnectionAcceptedWhileConnectingCarriesWaitingMessages(t *testing.T) {
+	w := newWorld(t, Config{})
+	w.brokers[instA].SetConnectDelay(instB, 100*time.Millisecond)
+	d := beginDialog(w, "Target", "RequestReply", BeginDialogOptions{})
+	require.NoError(t, d.sendRequest()) // A starts connecting
+	fromB := w.begin("Target", "LocalTarget", "RequestReply", BeginDialogOptions{})
+	require.NoError(t, w.send(instB, fromB, "Request", 10)) // B connects at once: A accepts at 10 ms
+
+	w.runUntil(time.Minute)
+	msgs, err := w.receiveAll("TargetQueue")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Request#0"}, w.types(msgs), "A's request reached B")
+	assert.Empty(t, w.brokers[instA].TransmissionQueue())
+	local, err := w.receiveAll("LocalTargetQueue")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Request#0"}, w.types(local), "B's request reached A")
+}
+
+// Reference: spec TXQ-6 and G-13: an endpoint of a dialog between instances gets a
+// transmission object (TransmissionObjectBytes each) at its first use, on both sides; a
+// same-instance dialog gets none; closing the endpoint frees it.
+func TestTXQ6_TransmissionObjectsForRemoteEndpointsOnly(t *testing.T) {
+	const size = 1000
+	tests := []struct {
+		name          string
+		remote, local int
+	}{
+		{"remote dialogs", 3, 0},
+		{"same-instance dialogs", 0, 3},
+		{"both", 2, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t, Config{TransmissionObjectBytes: size})
+			var dialogs []*dialog
+			for range tt.remote {
+				dialogs = append(dialogs, beginDialog(w, "Target", "RequestReply", BeginDialogOptions{}))
+			}
+			for range tt.local {
+				dialogs = append(dialogs, beginDialog(w, "LocalTarget", "RequestReply", BeginDialogOptions{}))
+			}
+			assert.Zero(t, w.brokers[instA].TransmissionObjectBytes(), "BEGIN creates no transmission object")
+			for _, d := range dialogs {
+				require.NoError(t, d.sendRequest())
+			}
+			w.runUntil(time.Second)
+			assert.Equal(t, int64(tt.remote*size), w.brokers[instA].TransmissionObjectBytes(), "on A")
+			assert.Equal(t, int64(tt.remote*size), w.brokers[instB].TransmissionObjectBytes(), "on B")
+
+			for _, d := range dialogs {
+				require.NoError(t, d.endInitiator(EndOptions{}))
+			}
+			w.runUntil(2 * time.Second)
+			for _, d := range dialogs {
+				require.NoError(t, d.endTarget(EndOptions{}))
+			}
+			w.runUntil(3 * time.Second)
+			assert.Zero(t, w.brokers[instA].TransmissionObjectBytes(), "on A once closed")
+			assert.Zero(t, w.brokers[instB].TransmissionObjectBytes(), "on B once closed")
+		})
+	}
+}
