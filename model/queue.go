@@ -140,7 +140,9 @@ func (b *Broker) Receive(now time.Duration, queue QueueID, top int, buf []Receiv
 		}
 		ep.ready = slices.Delete(ep.ready, 0, n)
 		if len(ep.ready) == 0 {
-			ep.ready = nil
+			if cap(ep.ready) > 4 {
+				ep.ready = nil // an idle endpoint keeps at most a small buffer
+			}
 		} else {
 			ep.inQueueList = true
 			q.endpoints = append(q.endpoints, ep)

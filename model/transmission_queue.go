@@ -149,6 +149,12 @@ func (b *Broker) queueRow(now time.Duration, ep *endpoint, mt MessageTypeID, byt
 	if r.count > 1 {
 		r.frags = make([]fragState, r.count)
 	}
+	if len(o.rows) == cap(o.rows) && o.head > 0 {
+		// Reuse the room the acknowledged rows left rather than growing the slice.
+		n := copy(o.rows, o.rows[o.head:])
+		clear(o.rows[n:])
+		o.rows, o.head = o.rows[:n], 0
+	}
 	o.rows = append(o.rows, r)
 	b.counters.MessagesSent++
 	b.trace(TraceRecord{At: now, Kind: TraceMessageSent, Conversation: ep.conv, FromInitiator: ep.isInitiator,

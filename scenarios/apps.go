@@ -23,6 +23,8 @@ type workloadRun struct {
 	dialogs                 []*dialogApp
 	begun, ended, sendFails int64
 	messagesSent, replies   int64
+	// keepOpen leaves dialogs open after their last message (memory measurements).
+	keepOpen bool
 }
 
 // dialogApp is the application state of one dialog of a workload, both sides.
@@ -113,7 +115,7 @@ func (wl *workloadRun) sendNext(d *dialogApp, index int) {
 
 // end ends the initiator's side of the dialog, once.
 func (wl *workloadRun) end(d *dialogApp) {
-	if d.ended {
+	if d.ended || wl.keepOpen {
 		return
 	}
 	d.ended = true
