@@ -131,10 +131,16 @@ func (c *Config) Validate(cat *model.Catalog) error {
 			return fmt.Errorf("workload %d (%s): %w", i, c.Workloads[i].Name, err)
 		}
 	}
+	readerOf := map[model.QueueID]int{}
 	for i, r := range c.Readers {
-		if _, err := findQueue(cat, r.Queue); err != nil {
+		q, err := findQueue(cat, r.Queue)
+		if err != nil {
 			return fmt.Errorf("reader %d: %w", i, err)
 		}
+		if first, dup := readerOf[q]; dup {
+			return fmt.Errorf("reader %d: queue %q already has reader %d", i, r.Queue, first)
+		}
+		readerOf[q] = i
 		if r.Top < 0 {
 			return fmt.Errorf("reader %d (%s): Top %d is negative", i, r.Queue, r.Top)
 		}

@@ -79,6 +79,15 @@ type ConversationResult struct {
 	DuplicatesDiscarded    int64
 	DiscardedOnPurpose     int64
 	FirstSent, LastArrival time.Duration
+	// Latency is from SEND commit to ready at the target, over the user messages of both
+	// directions.
+	Latency LatencySummary
+}
+
+// conversationStats is a ConversationResult being counted, with its latency histogram.
+type conversationStats struct {
+	ConversationResult
+	latency *latencyRecorder
 }
 
 // LatencySummary summarises a latency distribution.
@@ -97,6 +106,11 @@ const latencyMax = 24 * time.Hour
 
 func newLatencyRecorder() *latencyRecorder {
 	return &latencyRecorder{h: hdrhistogram.New(1, int64(latencyMax/time.Microsecond), 3)}
+}
+
+// newSmallLatencyRecorder keeps two significant digits: small enough for one per dialog.
+func newSmallLatencyRecorder() *latencyRecorder {
+	return &latencyRecorder{h: hdrhistogram.New(1, int64(latencyMax/time.Microsecond), 2)}
 }
 
 func (l *latencyRecorder) record(d time.Duration) {
@@ -123,7 +137,8 @@ func (w *world) countConversation(r *model.TraceRecord) {
 	}
 	c := w.convStats[r.Conversation]
 	if c == nil {
-		c = &ConversationResult{Conversation: r.Conversation, FirstSent: -1}
+		c = &conversationStats{ConversationResult: ConversationResult{Conversation: r.Conversation, FirstSent: -1},
+			latency: newSmallLatencyRecorder()}
 		w.convStats[r.Conversation] = c
 	}
 	switch r.Kind {
@@ -135,6 +150,9 @@ func (w *world) countConversation(r *model.TraceRecord) {
 	case model.TraceMessageReady:
 		c.MessagesDelivered++
 		c.LastArrival = r.At
+		if r.MessageType > model.DialogTimerMessageType {
+			c.latency.record(r.At - r.SentAt)
+		}
 	case model.TraceFragmentSent:
 		c.FragmentsSent++
 		if r.Retry {
@@ -175,7 +193,8 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 			DialogsEnded: wl.ended, MessagesSent: wl.messagesSent, RepliesReceived: wl.replies, SendFailures: wl.sendFails})
 	}
 	for _, c := range w.convStats {
-		res.Conversations = append(res.Conversations, *c)
+		c.Latency = c.latency.summary()
+		res.Conversations = append(res.Conversations, c.ConversationResult)
 	}
 	slices.SortFunc(res.Conversations, func(a, b ConversationResult) int { return cmp.Compare(a.Conversation, b.Conversation) })
 	return res

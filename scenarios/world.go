@@ -28,10 +28,9 @@ type world struct {
 	checker   *invariant.Checker
 	violation *invariant.Violation
 	trace     []model.TraceRecord
-	convStats map[model.ConversationID]*ConversationResult
+	convStats map[model.ConversationID]*conversationStats
 	latency   *latencyRecorder
-	// delivering is set while a link delivers a packet: effects then wait for the delivery
-	// to finish.
+	// statementErrors counts statements the applications issued that failed unexpectedly.
 	statementErrors int64
 }
 
@@ -52,7 +51,7 @@ func build(cfg *Config, cat *model.Catalog, seed uint64) (*world, error) {
 		w.checker = invariant.New()
 	}
 	if cfg.Trace {
-		w.convStats = map[model.ConversationID]*ConversationResult{}
+		w.convStats = map[model.ConversationID]*conversationStats{}
 	}
 	for i := range cat.Instances {
 		b, err := model.NewBroker(cat, model.InstanceID(i), cfg.Broker)
@@ -65,13 +64,17 @@ func build(cfg *Config, cat *model.Catalog, seed uint64) (*world, error) {
 	if err := w.buildLinks(); err != nil {
 		return nil, err
 	}
-	w.readers = make([]*queueReader, len(cat.Queues))
-	for i := range cat.Queues {
-		w.readers[i] = w.newReader(model.QueueID(i), DefaultReader)
+	readerConfigs := make([]Reader, len(cat.Queues))
+	for i := range readerConfigs {
+		readerConfigs[i] = DefaultReader
 	}
 	for _, r := range cfg.Readers {
 		q, _ := findQueue(cat, r.Queue)
-		w.readers[q] = w.newReader(q, r)
+		readerConfigs[q] = r
+	}
+	w.readers = make([]*queueReader, len(cat.Queues))
+	for i, r := range readerConfigs {
+		w.readers[i] = w.newReader(model.QueueID(i), r)
 	}
 	for i := range cfg.Workloads {
 		wl, err := w.newWorkload(i)

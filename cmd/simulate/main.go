@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
+
+	"github.com/sbsim/sbsim/scenarios"
 )
 
 // defaultDuration is the virtual time during which the demonstration sends traffic.
@@ -22,13 +25,19 @@ const (
 // usageText is the help that -h prints; the flags themselves follow it.
 const usageText = `Usage: go run ./cmd/simulate [flags]
 
-simulate runs a built-in demonstration of sbsim's foundation: three broker
-instances (Lisbon, Paris, Tokyo) joined by faulty links, a clean LAN, a lossy
-WAN, and a link with bursty loss and partitions. Each direction carries Poisson
-traffic for a virtual duration, then the links drain. It prints the seed first,
-then the parameters, one table row per link, the engine's stop reason and the
-verdict of the counters check. The same seed prints the same output, byte for
-byte, on any machine.
+simulate runs a built-in scenario and prints what happened. By default it runs
+"lossy-wan": two Service Broker instances, Lisbon and Tokyo, over a WAN that
+loses, duplicates, reorders and corrupts, with request/reply dialogs whose
+messages span several fragments. It prints the seed first, then the scenario,
+per-link, per-instance and per-conversation figures (messages, fragments,
+retransmissions, duplicates and corrupt fragments discarded, latency p50, p99
+and max), and the verdict of every invariant checked while it ran.
+
+The scenario "links" is the foundation's demonstration instead: three instances
+joined by faulty links carrying plain traffic for -duration, then the verdict of
+the link counters.
+
+The same seed prints the same output, byte for byte, on any machine.
 
 Flags:
 `
@@ -38,21 +47,27 @@ const examplesText = `  -h
     	print this help and exit
 
 Examples:
-  go run ./cmd/simulate                       a new seed, printed first
-  go run ./cmd/simulate -seed 1               replay the run of seed 1
-  go run ./cmd/simulate -seed 1 -duration 5s  the same seed, five virtual seconds
+  go run ./cmd/simulate                                       a new seed, printed first
+  go run ./cmd/simulate -seed 1                               replay the run of seed 1
+  go run ./cmd/simulate -scenario links -seed 1 -duration 5s  the link demonstration, five virtual seconds
 
-Exit status: 0 when every check passes, 1 when a check fails, 2 on a bad flag.
+Exit status: 0 when every check passes, 1 when a check or an invariant fails,
+2 on a bad flag.
 `
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 // options are the parsed flags.
 type options struct {
-	seed     uint64
-	seedSet  bool // -seed was given; otherwise seed comes from the wall clock
-	duration time.Duration
+	seed        uint64
+	seedSet     bool // -seed was given; otherwise seed comes from the wall clock
+	scenario    string
+	duration    time.Duration
+	durationSet bool
 }
+
+// linksScenario names the foundation's link demonstration.
+const linksScenario = "links"
 
 // newFlagSet returns the command's flags, bound to o, reporting errors to errOut.
 func newFlagSet(o *options, errOut io.Writer) *flag.FlagSet {
@@ -62,9 +77,11 @@ func newFlagSet(o *options, errOut io.Writer) *flag.FlagSet {
 	fs.Uint64Var(&o.seed, "seed", 0,
 		"seed `N` of every random stream, an unsigned 64-bit integer; without it, one is\n"+
 			"picked from the wall clock and printed first, so that the run can be replayed")
+	fs.StringVar(&o.scenario, "scenario", scenarios.DefaultScenario,
+		"`name` of the built-in scenario to run: "+strings.Join(append(scenarios.BuiltinNames(), linksScenario), ", "))
 	fs.DurationVar(&o.duration, "duration", defaultDuration,
-		"virtual `time` during which traffic is sent, as a Go duration (500ms, 90s, 2m);\n"+
-			"the links then drain what is in flight; from 1ms to 1h")
+		"for -scenario links only: virtual `time` during which traffic is sent, as a Go\n"+
+			"duration (500ms, 90s, 2m); the links then drain what is in flight; from 1ms to 1h")
 	return fs
 }
 
@@ -97,13 +114,29 @@ func parseArgs(args []string, stdout, stderr io.Writer) (o options, code int, do
 		fmt.Fprintf(stderr, "invalid value %v for flag -duration: must be from 1ms to 1h\n", o.duration)
 		return o, 2, true
 	}
-	fs.Visit(func(f *flag.Flag) { o.seedSet = o.seedSet || f.Name == "seed" })
+	fs.Visit(func(f *flag.Flag) {
+		o.seedSet = o.seedSet || f.Name == "seed"
+		o.durationSet = o.durationSet || f.Name == "duration"
+	})
+	if o.scenario != linksScenario {
+		if _, err := scenarios.LookupBuiltin(o.scenario); err != nil {
+			fmt.Fprintf(stderr, "invalid value %q for flag -scenario: %v\n", o.scenario, err)
+			return o, 2, true
+		}
+		if o.durationSet {
+			fmt.Fprintf(stderr, "flag -duration applies to -scenario links only\n")
+			return o, 2, true
+		}
+	}
 	return o, 0, false
 }
 
 // replayCommand returns the command line that repeats the run of o, byte for byte.
 func replayCommand(o options) string {
 	cmd := fmt.Sprintf("go run ./cmd/simulate -seed %d", o.seed)
+	if o.scenario != scenarios.DefaultScenario {
+		cmd += " -scenario " + o.scenario
+	}
 	if o.duration != defaultDuration {
 		cmd += " -duration " + o.duration.String()
 	}
@@ -125,6 +158,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "seed: %d\n", o.seed)
 	fmt.Fprintf(stdout, "replay: %s\n", replayCommand(o))
+	if o.scenario != linksScenario {
+		return runBuiltin(o, stdout, stderr)
+	}
 	w, err := newWorld(o.seed, o.duration)
 	if err != nil {
 		// The built-in configuration is ours: failing to wire it is a bug, reported as a
@@ -136,6 +172,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 	reason := w.engine.Run(w.limits)
 	printResults(stdout, w, reason)
 	if !printVerdict(stdout, w) {
+		return 1
+	}
+	return 0
+}
+
+// runBuiltin runs a built-in scenario and prints its figures and invariant verdicts.
+func runBuiltin(o options, stdout, stderr io.Writer) int {
+	b, err := scenarios.LookupBuiltin(o.scenario)
+	if err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return 2
+	}
+	printScenario(stdout, b)
+	res, err := scenarios.Run(b.Config, o.seed)
+	if err != nil {
+		// A built-in scenario that does not load is a bug of ours, not bad input.
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return 1
+	}
+	printDialogResults(stdout, res)
+	if !printInvariantVerdicts(stdout, res, replayCommand(o)) {
 		return 1
 	}
 	return 0

@@ -10,6 +10,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sbsim/sbsim/model/invariant"
+	"github.com/sbsim/sbsim/scenarios"
+	"github.com/sbsim/sbsim/sim"
 )
 
 // shortRun keeps the tests fast: two virtual seconds of traffic.
@@ -23,8 +27,8 @@ func runCommand(args ...string) (code int, stdout, stderr string) {
 }
 
 func TestSameSeedGivesByteIdenticalOutput(t *testing.T) {
-	code1, first, _ := runCommand("-seed", "7", "-duration", shortRun)
-	code2, second, _ := runCommand("-seed", "7", "-duration", shortRun)
+	code1, first, _ := runCommand("-scenario", "links", "-seed", "7", "-duration", shortRun)
+	code2, second, _ := runCommand("-scenario", "links", "-seed", "7", "-duration", shortRun)
 
 	require.Equal(t, 0, code1, "first run of seed 7")
 	require.Equal(t, 0, code2, "second run of seed 7")
@@ -32,8 +36,8 @@ func TestSameSeedGivesByteIdenticalOutput(t *testing.T) {
 }
 
 func TestDifferentSeedGivesDifferentOutput(t *testing.T) {
-	_, seven, _ := runCommand("-seed", "7", "-duration", shortRun)
-	_, eight, _ := runCommand("-seed", "8", "-duration", shortRun)
+	_, seven, _ := runCommand("-scenario", "links", "-seed", "7", "-duration", shortRun)
+	_, eight, _ := runCommand("-scenario", "links", "-seed", "8", "-duration", shortRun)
 
 	// Past the seed and replay lines, the traffic itself must differ.
 	assert.NotEqual(t, afterLine(seven, "results"), afterLine(eight, "results"),
@@ -56,11 +60,11 @@ func TestSummaryStartsWithTheSeedAndHowToReplayIt(t *testing.T) {
 		wantPlay  string
 	}{
 		{"given seed, default duration", []string{"-seed", "42"}, "seed: 42", "replay: go run ./cmd/simulate -seed 42"},
-		{"given seed, other duration", []string{"-seed", "42", "-duration", shortRun}, "seed: 42",
-			"replay: go run ./cmd/simulate -seed 42 -duration 2s"},
-		{"seed zero is a seed", []string{"-seed", "0", "-duration", shortRun}, "seed: 0",
-			"replay: go run ./cmd/simulate -seed 0 -duration 2s"},
-		{"seed from the wall clock", []string{"-duration", shortRun}, "", ""},
+		{"links, given seed, other duration", []string{"-scenario", "links", "-seed", "42", "-duration", shortRun}, "seed: 42",
+			"replay: go run ./cmd/simulate -seed 42 -scenario links -duration 2s"},
+		{"seed zero is a seed", []string{"-scenario", "links", "-seed", "0", "-duration", shortRun}, "seed: 0",
+			"replay: go run ./cmd/simulate -seed 0 -scenario links -duration 2s"},
+		{"seed from the wall clock", []string{"-scenario", "links", "-duration", shortRun}, "", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,7 +74,7 @@ func TestSummaryStartsWithTheSeedAndHowToReplayIt(t *testing.T) {
 			require.Len(t, lines, 3, "args %q printed too little", tc.args)
 			if tc.wantFirst == "" {
 				assert.Regexp(t, `^seed: \d+$`, lines[0], "args %q", tc.args)
-				assert.Regexp(t, `^replay: go run \./cmd/simulate -seed \d+ -duration 2s$`, lines[1], "args %q", tc.args)
+				assert.Regexp(t, `^replay: go run \./cmd/simulate -seed \d+ -scenario links -duration 2s$`, lines[1], "args %q", tc.args)
 				return
 			}
 			assert.Equal(t, tc.wantFirst, lines[0], "args %q", tc.args)
@@ -80,14 +84,16 @@ func TestSummaryStartsWithTheSeedAndHowToReplayIt(t *testing.T) {
 }
 
 func TestReplayLineRepeatsTheRun(t *testing.T) {
-	_, first, _ := runCommand("-duration", shortRun)
-	replay := strings.SplitN(first, "\n", 3)[1]
-	args := strings.Fields(strings.TrimPrefix(replay, "replay: go run ./cmd/simulate"))
+	for _, args := range [][]string{{"-scenario", "links", "-duration", shortRun}, {}} {
+		_, first, _ := runCommand(args...)
+		replay := strings.SplitN(first, "\n", 3)[1]
+		replayArgs := strings.Fields(strings.TrimPrefix(replay, "replay: go run ./cmd/simulate"))
 
-	code, second, _ := runCommand(args...)
+		code, second, _ := runCommand(replayArgs...)
 
-	require.Equal(t, 0, code, "replay args %q", args)
-	assert.Equal(t, first, second, "the replay line %q did not repeat the run", replay)
+		require.Equal(t, 0, code, "replay args %q", replayArgs)
+		assert.Equal(t, first, second, "the replay line %q did not repeat the run", replay)
+	}
 }
 
 func TestHelpExitsZeroAndExplainsEveryFlag(t *testing.T) {
@@ -117,6 +123,8 @@ func TestBadFlagsExitTwo(t *testing.T) {
 		{"duration zero", []string{"-duration", "0s"}, "invalid value 0s for flag -duration"},
 		{"duration too long", []string{"-duration", "2h"}, "invalid value 2h0m0s for flag -duration"},
 		{"positional argument", []string{"-seed", "1", "extra"}, `unexpected argument "extra"`},
+		{"unknown scenario", []string{"-scenario", "nope"}, `invalid value "nope" for flag -scenario`},
+		{"duration for a dialog scenario", []string{"-duration", "5s"}, "flag -duration applies to -scenario links only"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -129,7 +137,7 @@ func TestBadFlagsExitTwo(t *testing.T) {
 }
 
 func TestVerdictOfTheCountersCheckIsPrinted(t *testing.T) {
-	code, out, _ := runCommand("-seed", "1", "-duration", shortRun)
+	code, out, _ := runCommand("-scenario", "links", "-seed", "1", "-duration", shortRun)
 
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, "Sent = Delivered + Lost + DroppedCapacity + DroppedPartition + InFlight")
@@ -185,4 +193,43 @@ func TestLatencyQuantiles(t *testing.T) {
 			assert.Equal(t, []string{tc.wantP50, tc.wantP99, tc.wantMax}, []string{p50, p99, most}, "samples %v", tc.samples)
 		})
 	}
+}
+
+func TestDefaultScenarioPrintsFiguresAndInvariantVerdicts(t *testing.T) {
+	code, out, errOut := runCommand("-seed", "3")
+
+	require.Equal(t, 0, code, "stderr: %s", errOut)
+	for _, want := range []string{
+		"scenario: lossy-wan", "links, one row per direction:", "Lisbon->Tokyo", "Tokyo->Lisbon",
+		"instances:", "retransmitted", "dup-discarded", "corrupt-discarded",
+		"conversations (both directions", "p50", "p99", "max",
+		"INV-1  ok", "INV-2  ok", "INV-3  ok", "INV-12 ok", "verdict: ok, every invariant held",
+		"engine: drained (no event left)",
+	} {
+		assert.Contains(t, out, want)
+	}
+}
+
+func TestDefaultScenarioSameSeedSameBytes(t *testing.T) {
+	_, first, _ := runCommand("-seed", "11")
+	_, second, _ := runCommand("-seed", "11")
+	_, other, _ := runCommand("-seed", "12")
+
+	assert.Equal(t, first, second)
+	assert.NotEqual(t, afterLine(first, "links"), afterLine(other, "links"))
+}
+
+func TestAViolationIsPrintedWithTheReplayLine(t *testing.T) {
+	res := &scenarios.Result{StopReason: sim.Drained, Violation: &invariant.Violation{Rule: "INV-1", At: time.Second,
+		Conversation: 7, Message: "RECEIVE returned message 3, expected 2"}}
+	var out bytes.Buffer
+
+	ok := printInvariantVerdicts(&out, res, "go run ./cmd/simulate -seed 5")
+
+	assert.False(t, ok)
+	assert.Contains(t, out.String(), "INV-1  VIOLATED")
+	assert.Contains(t, out.String(), "INV-2  ok")
+	assert.Contains(t, out.String(), "RECEIVE returned message 3, expected 2")
+	assert.Contains(t, out.String(), "replay: go run ./cmd/simulate -seed 5")
+	assert.Contains(t, out.String(), "verdict: FAILED")
 }

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/sbsim/sbsim/scenarios"
+	"github.com/sbsim/sbsim/sim"
+)
+
+// printScenario writes what the scenario is: its instances, links and workloads.
+func printScenario(w io.Writer, b scenarios.Builtin) {
+	cfg := b.Config
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "scenario: %s, %s\n", b.Name, b.Description)
+	fmt.Fprintln(w, "parameters:")
+	var names []string
+	for _, in := range cfg.Instances {
+		names = append(names, in.Name)
+	}
+	fmt.Fprintf(w, "  instances: %s\n", strings.Join(names, ", "))
+	for _, l := range cfg.Links {
+		fmt.Fprintf(w, "  %s->%s: %s\n", l.A, l.B, describeConfig(l.AToB))
+		fmt.Fprintf(w, "  %s->%s: %s\n", l.B, l.A, describeConfig(l.BToA))
+	}
+	for _, wl := range cfg.Workloads {
+		reply := "one-way"
+		if wl.Replies {
+			reply = "each answered by a reply"
+		}
+		fmt.Fprintf(w, "  workload %s: %d dialogs %s -> %s, one every %v; %d messages each, one every %v, %s; %s\n",
+			wl.Name, wl.Dialogs, wl.From, wl.To, wl.Interarrival, wl.Messages, wl.MessageGap, describeSize(wl.Size), reply)
+	}
+	fmt.Fprintf(w, "  run limits: virtual time %v, %d events\n", cfg.MaxTime, cfg.MaxEvents)
+}
+
+func describeSize(s scenarios.SizeDistribution) string {
+	if s.Max > s.Min {
+		return fmt.Sprintf("sizes uniform on [%d, %d) bytes", s.Min, s.Max)
+	}
+	return fmt.Sprintf("%d bytes", s.Mean)
+}
+
+// printDialogResults writes the per-link, per-instance and per-conversation figures.
+func printDialogResults(w io.Writer, res *scenarios.Result) {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "links, one row per direction:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "link\tpackets\tdelivered\tlost\tdup\tcorrupt\tpart-drop\tbytes\t")
+	for _, l := range res.Links {
+		c := l.Counters
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", l.Name, c.Sent, c.Delivered, c.Lost, c.Duplicated,
+			c.Corrupted, c.DroppedPartition, c.Bytes)
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "instances:")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "instance\tsent\tenqueued\tfragments\tretransmitted\tdup-discarded\tcorrupt-discarded\tacks\tpiggybacked\ttxq-left\t")
+	for _, in := range res.Instances {
+		c := in.Counters
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", in.Name, c.MessagesSent, c.MessagesEnqueued,
+			c.FragmentsSent, c.FragmentsRetransmitted, c.DuplicatesDiscarded, c.CorruptDiscarded, c.AcksSent,
+			c.AcksPiggybacked, in.TransmissionQueueRows)
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "conversations (both directions; latency from SEND commit to ready at the target):")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "conversation\tmessages\tdelivered\tfragments\tretransmitted\tdup-discarded\tp50\tp99\tmax\t")
+	for _, c := range res.Conversations {
+		fmt.Fprintf(tw, "%v\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", c.Conversation, c.MessagesSent, c.MessagesDelivered,
+			c.FragmentsSent, c.Retransmissions, c.DuplicatesDiscarded, ms(c.Latency.P50), ms(c.Latency.P99), ms(c.Latency.Max))
+	}
+	tw.Flush()
+	l := res.Latency
+	fmt.Fprintf(w, "  all user messages received: %d, mean %s, p50 %s, p90 %s, p99 %s, max %s\n",
+		l.Count, ms(l.Mean), ms(l.P50), ms(l.P90), ms(l.P99), ms(l.Max))
+	for _, wl := range res.Workloads {
+		fmt.Fprintf(w, "  workload %s: %d dialogs begun, %d ended, %d messages sent, %d replies received\n",
+			wl.Name, wl.DialogsBegun, wl.DialogsEnded, wl.MessagesSent, wl.RepliesReceived)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "engine: %v at virtual time %v after %d events\n", res.StopReason, res.EndTime, res.Events)
+}
+
+// ms rounds a latency for the tables.
+func ms(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	return d.Round(100 * time.Microsecond).String()
+}
+
+// printInvariantVerdicts writes the verdict of every invariant checked online, and the
+// violation with the records that led to it; it reports whether all held.
+func printInvariantVerdicts(w io.Writer, res *scenarios.Result, replay string) bool {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "invariants:")
+	rules := []struct{ id, what string }{
+		{"INV-1", "exactly once, in order, per dialog direction"},
+		{"INV-2", "no message enqueued twice, none received incomplete"},
+		{"INV-3", "a transmission queue row leaves only once stored by the receiver, or by a documented discard"},
+		{"INV-12", "once the faults healed, everything sent was delivered and the transmission queues are empty"},
+	}
+	v := res.Violation
+	for _, r := range rules {
+		verdict := "ok"
+		switch {
+		case v != nil && v.Rule == r.id:
+			verdict = "VIOLATED"
+		case r.id == "INV-12" && res.StopReason != sim.Drained:
+			verdict = "unchecked (the run did not drain)"
+		}
+		fmt.Fprintf(w, "  %-6s %-8s %s\n", r.id, verdict, r.what)
+	}
+	if v != nil {
+		fmt.Fprintf(w, "\n%v\n\nreplay: %s\n", v, replay)
+		fmt.Fprintln(w, "verdict: FAILED")
+		return false
+	}
+	fmt.Fprintln(w, "verdict: ok, every invariant held")
+	return true
+}

@@ -1,0 +1,103 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/sbsim/sbsim/model"
+	"github.com/sbsim/sbsim/net/faulty"
+	"github.com/sbsim/sbsim/sim"
+)
+
+// ErrUnknownScenario is returned by Builtin for a name it does not know.
+var ErrUnknownScenario = errors.New("unknown scenario")
+
+// Builtin is a design-validation scenario that ships with sbsim.
+type Builtin struct {
+	Name        string
+	Description string
+	Config      Config
+}
+
+// DefaultScenario is the scenario `simulate` runs when none is named.
+const DefaultScenario = "lossy-wan"
+
+// builtins returns every built-in scenario, in a fixed order.
+func builtins() []Builtin {
+	return []Builtin{lossyWAN()}
+}
+
+// BuiltinNames returns the names of the built-in scenarios.
+func BuiltinNames() []string {
+	var names []string
+	for _, b := range builtins() {
+		names = append(names, b.Name)
+	}
+	return names
+}
+
+// LookupBuiltin returns the built-in scenario called name.
+func LookupBuiltin(name string) (Builtin, error) {
+	all := builtins()
+	i := slices.IndexFunc(all, func(b Builtin) bool { return b.Name == name })
+	if i < 0 {
+		return Builtin{}, fmt.Errorf("scenario %q: %w (known: %v)", name, ErrUnknownScenario, BuiltinNames())
+	}
+	return all[i], nil
+}
+
+// lossyWAN is two instances, Lisbon and Tokyo, over a WAN that loses, duplicates, reorders
+// and corrupts: an order service in Lisbon sends orders of up to 40 KB (several fragments)
+// to a stock service in Tokyo, which confirms each one; a few dialogs also go to a service
+// on Lisbon itself, delivered straight into its queue.
+func lossyWAN() Builtin {
+	contract := model.Contract{Name: "//sbsim/Order", Messages: []model.ContractMessage{
+		{MessageType: "//sbsim/OrderRequest", SentBy: model.SentByInitiator},
+		{MessageType: "//sbsim/OrderConfirmation", SentBy: model.SentByTarget}}}
+	types := []model.MessageType{{Name: "//sbsim/OrderRequest"}, {Name: "//sbsim/OrderConfirmation"}}
+	wan := faulty.Config{
+		LatencyFixed:         80 * time.Millisecond,
+		LatencyJitter:        sim.LogNormalMean(15*time.Millisecond, 15*time.Millisecond),
+		Bandwidth:            2_000_000,
+		LossProbability:      0.05,
+		DuplicateProbability: 0.03,
+		CorruptProbability:   0.01,
+	}
+	order := func(name, to string, dialogs int) Workload {
+		return Workload{Name: name, From: "OrderService", To: to, Contract: contract.Name,
+			MessageType: "//sbsim/OrderRequest", ReplyType: "//sbsim/OrderConfirmation",
+			Dialogs: dialogs, Interarrival: sim.ExponentialMean(2 * time.Second), Messages: 20,
+			MessageGap: sim.ExponentialMean(200 * time.Millisecond), Size: UniformSize(200, 40_000),
+			Replies: true, ReplySize: FixedSize(1000)}
+	}
+	return Builtin{
+		Name: "lossy-wan",
+		Description: "two instances over a WAN with 5% loss, 3% duplication, 1% corruption and " +
+			"jitter that reorders; request/reply dialogs with messages of up to 40 KB, and a few " +
+			"same-instance dialogs",
+		Config: Config{
+			Name: "lossy-wan",
+			Instances: []model.Instance{
+				{Name: "Lisbon", Databases: []model.Database{{Name: "Sales", MessageTypes: types,
+					Contracts: []model.Contract{contract},
+					Queues:    []model.Queue{{Name: "OrderQueue"}, {Name: "AuditQueue"}},
+					Services: []model.Service{{Name: "OrderService", Queue: "OrderQueue"},
+						{Name: "AuditService", Queue: "AuditQueue", Contracts: []string{contract.Name}}}}}},
+				{Name: "Tokyo", Databases: []model.Database{{Name: "Warehouse", MessageTypes: types,
+					Contracts: []model.Contract{contract},
+					Queues:    []model.Queue{{Name: "StockQueue"}},
+					Services:  []model.Service{{Name: "StockService", Queue: "StockQueue", Contracts: []string{contract.Name}}}}}},
+			},
+			Links:     []Link{{A: "Lisbon", B: "Tokyo", PairConfig: faulty.PairConfig{AToB: wan, BToA: wan}}},
+			Workloads: []Workload{order("orders", "StockService", 8), order("audit", "AuditService", 2)},
+			Readers: []Reader{{Queue: "StockQueue", Top: 5, ProcessingTime: sim.ExponentialMean(20 * time.Millisecond)},
+				{Queue: "OrderQueue", Top: 5, ProcessingTime: sim.ExponentialMean(5 * time.Millisecond)}},
+			MaxTime:         24 * time.Hour,
+			MaxEvents:       10_000_000,
+			Trace:           true,
+			CheckInvariants: true,
+		},
+	}
+}
