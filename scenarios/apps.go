@@ -25,6 +25,8 @@ type workloadRun struct {
 	messagesSent, replies   int64
 	// keepOpen leaves dialogs open after their last message (memory measurements).
 	keepOpen bool
+	// attempts counts BEGIN DIALOG statements issued.
+	attempts int
 }
 
 // dialogApp is the application state of one dialog of a workload, both sides.
@@ -72,7 +74,7 @@ func (wl *workloadRun) begin() {
 	h, err := b.BeginDialog(w.now(), wl.from, wl.to, wl.contract, model.BeginDialogOptions{Lifetime: wl.cfg.Lifetime})
 	if err != nil {
 		wl.sendFails++
-		w.statementErrors++
+		w.statementFailed(err)
 	} else {
 		wl.begun++
 		ep, _ := b.Endpoint(h)
@@ -81,7 +83,8 @@ func (wl *workloadRun) begin() {
 		wl.dialogs = append(wl.dialogs, d)
 		wl.sendNext(d, len(wl.dialogs)-1)
 	}
-	if len(wl.dialogs)+int(wl.sendFails) < wl.cfg.Dialogs {
+	wl.attempts++
+	if wl.attempts < wl.cfg.Dialogs {
 		w.e.After(wl.cfg.Interarrival.Sample(wl.arrivals), wl, beginNext)
 	}
 }
@@ -126,7 +129,7 @@ func (wl *workloadRun) end(d *dialogApp) {
 	if err := wl.w.brokers[wl.inst].EndConversation(wl.w.now(), d.initiator, opts); err == nil {
 		wl.ended++
 	} else if !errors.Is(err, model.ErrHandleNotFound) {
-		wl.w.statementErrors++
+		wl.w.statementFailed(err)
 	}
 }
 
@@ -194,11 +197,16 @@ func (r *queueReader) act(m model.ReceivedMessage) {
 	b := w.brokers[r.inst]
 	switch m.MessageType {
 	case model.EndDialogMessageType, model.ErrorMessageType:
-		if err := b.EndConversation(w.now(), m.ConversationHandle, model.EndOptions{}); err != nil && !errors.Is(err, model.ErrHandleNotFound) {
-			w.statementErrors++
-		}
-		if d := w.dialogs[m.ConversationID]; d != nil && m.ConversationHandle == d.initiator {
+		d := w.dialogs[m.ConversationID]
+		if d != nil && m.ConversationHandle == d.initiator {
+			if d.ended {
+				return
+			}
 			d.ended = true
+			d.wl.ended++
+		}
+		if err := b.EndConversation(w.now(), m.ConversationHandle, model.EndOptions{}); err != nil && !errors.Is(err, model.ErrHandleNotFound) {
+			w.statementFailed(err)
 		}
 		return
 	}
@@ -209,8 +217,12 @@ func (r *queueReader) act(m model.ReceivedMessage) {
 	if m.ConversationHandle != d.initiator {
 		if d.wl.cfg.Replies {
 			size := int64(d.wl.cfg.ReplySize.distribution().Sample(d.wl.sizes))
-			if err := b.Send(w.now(), m.ConversationHandle, d.wl.replyType, size); err != nil {
-				w.statementErrors++
+			if err := b.Send(w.now(), m.ConversationHandle, d.wl.replyType, size); errors.Is(err, model.ErrConversationNotSending) || errors.Is(err, model.ErrHandleNotFound) {
+				// The dialog failed or ended meanwhile: its lifetime expired, an Error arrived
+				// and this reader ended the conversation on it earlier in the batch.
+				d.wl.sendFails++
+			} else if err != nil {
+				w.statementFailed(err)
 			}
 		}
 		return

@@ -69,6 +69,7 @@ type worldSpec struct {
 	EndWithError  bool
 	SendWindow    int // fragments in flight per dialog (G-11)
 	ReceiveWindow int // messages held out of order (G-21)
+	LifetimeMs    int // each dialog's LIFETIME; none when not positive (DLG-5)
 }
 
 func (s worldSpec) String() string {
@@ -116,7 +117,7 @@ func (s worldSpec) config() Config {
 			Dialogs: n, Interarrival: sim.ExponentialMean(50 * time.Millisecond), Messages: s.Messages,
 			MessageGap: sim.UniformBetween(0, 10*time.Millisecond),
 			Size:       UniformSize(0, int64(s.MaxSizeKB)<<10+1), Replies: s.Replies, ReplySize: UniformSize(0, 2048),
-			EndWithError: s.EndWithError,
+			EndWithError: s.EndWithError, Lifetime: time.Duration(max(s.LifetimeMs, 0)) * time.Millisecond,
 		})
 	}
 	if s.QueueFlip {
@@ -145,6 +146,7 @@ func genWorldSpec() gopter.Gen {
 		"EndWithError":  gen.Bool(),
 		"SendWindow":    gen.IntRange(1, 64),
 		"ReceiveWindow": gen.IntRange(1, 64),
+		"LifetimeMs":    gen.IntRange(-90000, 30000), // none three times in four
 	})
 }
 
@@ -163,13 +165,13 @@ func checkWorld(s worldSpec) string {
 		problems = append(problems, fmt.Sprintf("run stopped: %v at t=%v after %d events", res.StopReason, res.EndTime, res.Events))
 	}
 	if res.StatementErrors != 0 {
-		problems = append(problems, fmt.Sprintf("%d statements failed", res.StatementErrors))
+		problems = append(problems, fmt.Sprintf("%d statements failed, first %s", res.StatementErrors, res.FirstStatementError))
 	}
 	for i, w := range res.Workloads {
 		if want := int64(cfg.Workloads[i].Dialogs); w.DialogsBegun != want || w.DialogsEnded != want {
 			problems = append(problems, fmt.Sprintf("workload %s: %d dialogs begun, %d ended, want %d", w.Name, w.DialogsBegun, w.DialogsEnded, want))
 		}
-		if cfg.Workloads[i].Replies && w.RepliesReceived != w.MessagesSent {
+		if cfg.Workloads[i].Replies && s.LifetimeMs <= 0 && w.RepliesReceived != w.MessagesSent {
 			problems = append(problems, fmt.Sprintf("workload %s: %d replies for %d requests", w.Name, w.RepliesReceived, w.MessagesSent))
 		}
 	}

@@ -29,8 +29,10 @@ type Result struct {
 	Latency LatencySummary
 	// Conversations has one row per dialog when Config.Trace is on.
 	Conversations []ConversationResult
-	// StatementErrors counts statements the applications issued that failed unexpectedly.
-	StatementErrors int64
+	// StatementErrors counts statements the applications issued that failed unexpectedly;
+	// FirstStatementError describes the first of them.
+	StatementErrors     int64
+	FirstStatementError string
 	// Violation is the first invariant violated, when Config.CheckInvariants is on.
 	Violation *invariant.Violation
 	Trace     []model.TraceRecord
@@ -168,7 +170,7 @@ func (w *world) countConversation(r *model.TraceRecord) {
 // result collects the plain data of the world after its run.
 func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 	res := &Result{Name: w.cfg.Name, Seed: seed, StopReason: reason, EndTime: w.e.Now(), Events: w.e.Fired(),
-		Latency: w.latency.summary(), StatementErrors: w.statementErrors, Violation: w.violation, Trace: w.trace}
+		Latency: w.latency.summary(), StatementErrors: w.statementErrors, FirstStatementError: w.firstStatementError, Violation: w.violation, Trace: w.trace}
 	for i, b := range w.brokers {
 		ir := InstanceResult{Name: w.cat.Instances[i].Name, Counters: b.Counters(),
 			TransmissionQueueRows: len(b.TransmissionQueue()), TransmissionObjectBytes: b.TransmissionObjectBytes(),

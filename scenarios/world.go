@@ -30,8 +30,10 @@ type world struct {
 	trace     []model.TraceRecord
 	convStats map[model.ConversationID]*conversationStats
 	latency   *latencyRecorder
-	// statementErrors counts statements the applications issued that failed unexpectedly.
-	statementErrors int64
+	// statementErrors counts statements the applications issued that failed unexpectedly;
+	// firstStatementError describes the first.
+	statementErrors     int64
+	firstStatementError string
 }
 
 type linkPair struct {
@@ -233,3 +235,11 @@ func (w *world) instanceOfService(s model.ServiceID) model.InstanceID {
 
 // now is the engine's virtual time.
 func (w *world) now() time.Duration { return w.e.Now() }
+
+// statementFailed counts a statement that failed where the application did not expect it.
+func (w *world) statementFailed(err error) {
+	if w.statementErrors == 0 {
+		w.firstStatementError = fmt.Sprintf("t=%v: %v", w.now(), err)
+	}
+	w.statementErrors++
+}
