@@ -270,6 +270,12 @@ func (b *Broker) fragmentArrived(now time.Duration, from InstanceID, f *Fragment
 			b.orphanAck(now, from, f)
 			return
 		}
+		if f.Lifetime > 0 && now >= f.Lifetime {
+			// The dialog's lifetime is over: its initiator has dropped it (DLG-5), and a
+			// target created now would only deliver it late and then fail it.
+			b.discard(now, f, ReasonLifetime)
+			return
+		}
 		// Any fragment from an initiator for an unknown dialog creates the target, in SI
 		// when it is not the whole first message (DLG-4: "fragmented or out of order"). G-16
 		// and G-23 create it only from the first message and discard-and-ack the others,

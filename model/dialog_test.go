@@ -416,3 +416,21 @@ func TestG16_LateDuplicateOfFirstMessageCreatesNoSecondTarget(t *testing.T) {
 		})
 	}
 }
+
+// DLG-5: a first message that arrives after the dialog's lifetime creates no target
+// endpoint and puts nothing on the queue.
+func TestDLG5_FirstMessageAfterLifetimeCreatesNoTarget(t *testing.T) {
+	w := newWorld(t, Config{})
+	w.filter = func(p *Packet, n int) action {
+		if p.From == instA && len(p.Fragments) > 0 {
+			return action{delay: 2 * time.Second}
+		}
+		return action{}
+	}
+	d := beginDialog(w, "Target", "RequestReply", BeginDialogOptions{Lifetime: time.Second})
+	require.NoError(t, d.sendRequest())
+	w.runUntil(3 * time.Second)
+
+	assert.Empty(t, w.brokers[instB].Endpoints())
+	assert.Zero(t, w.brokers[instB].ReadyMessages(w.queue("TargetQueue")))
+}
