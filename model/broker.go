@@ -214,7 +214,7 @@ func (b *Broker) TimerFired(now time.Duration, t Timer) {
 	switch t.Kind {
 	case TimerRetry:
 		if ep := b.endpoints[ConversationHandle(t.Key)]; ep != nil {
-			b.retry(now, ep)
+			b.retry(t.At, ep)
 		}
 	case TimerAckFlush:
 		b.flushAcks(now, b.conns[t.Key])

@@ -257,6 +257,13 @@ func (b *Broker) fragmentArrived(now time.Duration, from InstanceID, f *Fragment
 	b.counters.FragmentsReceived++
 	ep := b.dialogs[dialogKey{f.Conversation, !f.FromInitiator}]
 	if f.Sequence == Unsequenced {
+		if ep != nil && ep.state == DisconnectedOutbound {
+			// The far side refused the dialog after this side ended it: nothing it waits
+			// for will ever be acknowledged, so it closes rather than retry for ever.
+			b.dropRows(now, ep, ReasonErrorReceived)
+			b.closeEndpoint(now, ep)
+			return
+		}
 		if ep != nil && !ep.discardArrivals {
 			b.enqueue(now, ep, queuedMessage{seq: Unsequenced, msgType: ErrorMessageType, errorCode: f.ErrorCode, sentAt: f.SentAt}, f.FromInitiator)
 			b.errorArrived(now, ep)

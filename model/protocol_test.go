@@ -418,3 +418,47 @@ func TestPROTO6_SmallMessageInterleavesWithLargeMessage(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, msgs, 2)
 }
+
+// Reference: spec PROTO-10 and G-8: each fragment keeps its own back-off. A message sent
+// while an earlier one is deep in its back-off is first retried RetryIntervalMin after it
+// was sent, not when the earlier one's timer fires.
+func TestPROTO10_NewFragmentDoesNotWaitForAnEarlierFragmentsBackOff(t *testing.T) {
+	s := time.Second
+	w := newWorld(t, Config{})
+	w.filter = func(p *Packet, n int) action {
+		if p.From == instA {
+			return drop
+		}
+		return deliver
+	}
+	d := beginDialog(w, "Target", "RequestReply", BeginDialogOptions{})
+	require.NoError(t, d.sendRequest()) // retried at 4, 12, 28, 60, 124 s
+	w.at(70*s, func() { require.NoError(t, d.sendRequest()) })
+	w.runUntil(100 * s)
+
+	seqs, _, at := w.retried(instA)
+	var second []time.Duration
+	for i, seq := range seqs {
+		if seq == 1 {
+			second = append(second, at[i])
+		}
+	}
+	assert.Equal(t, []time.Duration{74 * s, 82 * s, 98 * s}, second, "retries of message 1")
+}
+
+// Reference: spec G-15 and G-16: a broker Error refusing the dialog (here: a contract the
+// target does not accept) that reaches an initiator already in DO closes it, rather than
+// leaving it to retry its EndDialog for ever.
+func TestG16_RefusalReachingAnEndedInitiatorClosesIt(t *testing.T) {
+	w := newWorld(t, Config{})
+	d := beginDialog(w, "Target", "Unaccepted", BeginDialogOptions{})
+	require.NoError(t, d.sendRequest())
+	require.NoError(t, d.endInitiator(EndOptions{}))
+	w.runUntil(10 * time.Minute)
+
+	_, ok := w.endpointOf(instA, d.conv, true)
+	assert.False(t, ok, "the initiator endpoint is closed and deleted")
+	assert.Empty(t, w.brokers[instA].TransmissionQueue())
+	_, _, at := w.retried(instA)
+	assert.Empty(t, at, "nothing is retried once the refusal arrived")
+}

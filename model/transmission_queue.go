@@ -17,8 +17,9 @@ type outbound struct {
 	inFlight int
 	// resend counts fragments whose retry time-out expired and that wait to go again.
 	resend int
-	// retryArmed is true while a retry timer for the endpoint is pending.
-	retryArmed bool
+	// retryAt is when the endpoint's pending retry timer fires, zero when none is. A timer
+	// that fires at another time was superseded by an earlier one and does nothing.
+	retryAt time.Duration
 	// inTransmitter is true while the endpoint waits in the transmitter's list.
 	inTransmitter bool
 	// held is true while a same-instance dialog's rows wait for the target queue to be ON
@@ -256,26 +257,26 @@ func (b *Broker) emitFragment(now time.Duration, ep *endpoint, r *txqRow, f int3
 	b.trace(TraceRecord{At: now, Kind: TraceFragmentSent, Peer: ep.farInstance, Conversation: ep.conv,
 		FromInitiator: ep.isInitiator, Sequence: r.seq, Fragment: f, Retry: retry})
 	b.addToBlock(ep.farInstance, frag)
-	b.armRetry(now, ep)
+	b.armRetry(ep, now+b.cfg.retryInterval(r.frag(f).retries))
 }
 
-// armRetry makes sure a retry timer is pending for an endpoint with fragments in flight.
-func (b *Broker) armRetry(now time.Duration, ep *endpoint) {
-	if ep.out.retryArmed {
-		return
+// armRetry makes sure the endpoint's retry timer fires by due: a fragment just sent must not
+// wait for a timer armed later for a fragment further into its back-off.
+func (b *Broker) armRetry(ep *endpoint, due time.Duration) {
+	if o := ep.out; o.retryAt == 0 || due < o.retryAt {
+		o.retryAt = due
+		b.timer(due, TimerRetry, uint64(ep.handle))
 	}
-	ep.out.retryArmed = true
-	b.timer(now+b.cfg.RetryIntervalMin, TimerRetry, uint64(ep.handle))
 }
 
 // retry handles the endpoint's retry timer: every fragment whose back-off expired is marked
 // for retransmission (PROTO-10, G-8), and the timer is armed again for the next one due.
 func (b *Broker) retry(now time.Duration, ep *endpoint) {
 	o := ep.out
-	if o == nil {
-		return
+	if o == nil || o.retryAt != now {
+		return // superseded by an earlier timer, or nothing left to retry
 	}
-	o.retryArmed = false
+	o.retryAt = 0
 	next := time.Duration(-1)
 	for i := o.head; i < len(o.rows); i++ {
 		r := &o.rows[i]
@@ -300,8 +301,7 @@ func (b *Broker) retry(now time.Duration, ep *endpoint) {
 		b.makeReady(ep)
 	}
 	if next >= 0 {
-		o.retryArmed = true
-		b.timer(next, TimerRetry, uint64(ep.handle))
+		b.armRetry(ep, next)
 	}
 }
 

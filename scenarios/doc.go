@@ -1,9 +1,19 @@
-// Package scenarios will load scenario files (YAML) describing a Service Broker design
-// (instances, links and their faults, services, priorities, applications), validate them
-// with errors that name the line and column, wire a world from one (a sim.Engine,
-// net/faulty links and model brokers), run it, and return its results as plain data. It
-// will also hold the built-in design-validation scenarios with their expectations.
+// Package scenarios builds a world from a Config and a seed, runs it and returns its
+// results as plain data. It is the one place that wires the model (a model.Broker per
+// instance), the links (net/faulty, one pair per pair of instances) and the engine (sim):
+// broker effects become packets on links and timer events, arrivals become broker inputs.
+// Applications run on top: initiating workloads (Poisson or fixed arrivals of dialogs,
+// messages with a size distribution, one-way or request/reply) and queue readers (RECEIVE
+// TOP(n), processing time per message, END CONVERSATION on EndDialog and Error). A
+// timeline applies ALTER QUEUE changes. With Config.CheckInvariants the checkers of
+// model/invariant observe every trace record and stop the run at the first violation.
 //
-// Not implemented yet: the package has no code so far. It is the one place meant to import
-// sim, net/faulty and model together.
+// The built-in design-validation scenarios (LookupBuiltin, BuiltinNames) are what
+// cmd/simulate runs. Scenario files (YAML), plots and the reader programs of the lock and
+// activation issues are still to come.
+//
+// Usage:
+//
+//	res, err := scenarios.Run(cfg, seed)
+//	if res.Violation != nil { /* an invariant broke: res.Violation.Records shows how */ }
 package scenarios
