@@ -371,7 +371,7 @@ func TestG16_ClosedTargetRetainedThenDeleted(t *testing.T) {
 	assert.Equal(t, int64(1), w.brokers[instB].Counters().EndpointsDeleted)
 }
 
-// Reference: spec G-16 and INV-1: a late copy of the first message, arriving after the
+// Reference: spec G-16, DLG-17 and INV-1: a late copy of the first message, arriving after the
 // target received it (or after it closed), must not create a second target endpoint, nor be
 // enqueued again; it is acknowledged.
 func TestG16_LateDuplicateOfFirstMessageCreatesNoSecondTarget(t *testing.T) {
@@ -433,4 +433,60 @@ func TestDLG5_FirstMessageAfterLifetimeCreatesNoTarget(t *testing.T) {
 
 	assert.Empty(t, w.brokers[instB].Endpoints())
 	assert.Zero(t, w.brokers[instB].ReadyMessages(w.queue("TargetQueue")))
+}
+
+// Reference: spec DLG-3: the target endpoint is created when the dialog's first message
+// reaches the target instance, in a conversation group of its own on the target's side
+// (groups are never shared between the participants, ENT-6), and the messages RECEIVE
+// returns carry that group.
+func TestDLG3_TargetCreatedOnFirstArrivalInItsOwnGroup(t *testing.T) {
+	w := newWorld(t, Config{})
+	d := beginDialog(w, "Target", "RequestReply", BeginDialogOptions{})
+	require.NoError(t, d.sendRequest())
+	assert.Empty(t, w.brokers[instB].Endpoints(), "nothing exists at the target before the message arrives")
+
+	w.runUntil(latency)
+	tep, ok := d.target()
+	require.True(t, ok, "the first message created the target endpoint")
+	iep, _ := w.brokers[instA].Endpoint(d.initiator)
+	assert.NotEqual(t, iep.ConversationGroupID, tep.ConversationGroupID)
+	assert.Equal(t, iep.ConversationID, tep.ConversationID)
+	msgs, err := w.receiveAll("TargetQueue")
+	require.NoError(t, err)
+	require.Len(t, msgs, 1)
+	assert.Equal(t, tep.ConversationGroupID, msgs[0].ConversationGroupID)
+	assert.Equal(t, tep.ConversationHandle, msgs[0].ConversationHandle)
+}
+
+// Reference: spec DLG-6: Service Broker never ends a dialog by itself. After the lifetime
+// expires, both endpoints stay in ER, holding their Error, until each side issues END
+// CONVERSATION.
+func TestDLG6_ExpiredDialogWaitsInERForEnd(t *testing.T) {
+	w := newWorld(t, Config{})
+	d := beginDialog(w, "Target", "RequestReply", BeginDialogOptions{Lifetime: 2 * time.Second})
+	require.NoError(t, d.sendRequest())
+	w.runUntil(time.Hour)
+	require.Equal(t, "ER", d.state(true))
+	require.Equal(t, "ER", d.state(false))
+
+	require.NoError(t, d.endInitiator(EndOptions{}))
+	require.NoError(t, d.endTarget(EndOptions{}))
+	w.runUntil(time.Hour + time.Minute)
+	_, initiatorLeft := w.brokers[instA].Endpoint(d.initiator)
+	assert.False(t, initiatorLeft, "the initiator closed and was deleted")
+	assert.Equal(t, "CD", d.state(false), "the target closed, retained for late arrivals")
+}
+
+// Reference: spec TXQ-3: the sending service's own queue is not involved in a SEND.
+func TestTXQ3_SendersQueueIsNotInvolved(t *testing.T) {
+	w := newWorld(t, Config{})
+	d := beginDialog(w, "Target", "RequestReply", BeginDialogOptions{})
+	for range 3 {
+		require.NoError(t, d.sendRequest())
+	}
+	w.runUntil(time.Second)
+
+	assert.Zero(t, w.brokers[instA].ReadyMessages(w.queue("InitiatorQueue")))
+	assert.NotContains(t, w.ready, w.queue("InitiatorQueue"))
+	assert.Equal(t, 3, w.brokers[instB].ReadyMessages(w.queue("TargetQueue")))
 }

@@ -92,7 +92,7 @@ func TestTXQ2_SameInstanceSendLeavesNoTransmissionQueueRow(t *testing.T) {
 	assert.Zero(t, ep.TransmissionRows)
 }
 
-// Reference: ALTER QUEUE ... STATUS; spec TXQ-4 and G-18: while the target queue is OFF,
+// Reference: ALTER QUEUE ... STATUS; spec TXQ-4, QUE-1 and G-18: while the target queue is OFF,
 // arrivals are held and cannot be received (RECEIVE fails); when it is ON again they
 // become receivable, in order, and the queue is signalled.
 func TestTXQ4_DisabledQueueHoldsArrivalsInOrder(t *testing.T) {
