@@ -196,7 +196,8 @@ func (b *Broker) transmit(c *connection, p *Packet) {
 		b.selfPackets = append(b.selfPackets, p)
 		return
 	}
-	c.stats.BytesSent += int64(p.Size())
+	p.wireBytes = p.Size()
+	c.stats.BytesSent += int64(p.wireBytes)
 	c.lastActivity = b.now
 	b.effects.Transmit = append(b.effects.Transmit, *p)
 }

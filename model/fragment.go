@@ -72,6 +72,8 @@ type Packet struct {
 	From, To  InstanceID
 	Fragments []Fragment
 	Acks      []Ack
+	// wireBytes caches Size once the broker hands the packet over; it travels with it.
+	wireBytes int
 }
 
 // Sizes on the wire of the headers, in bytes: they make acks and small messages cost
@@ -85,6 +87,9 @@ const (
 
 // Size returns the packet's size on the wire.
 func (p *Packet) Size() int {
+	if p.wireBytes > 0 {
+		return p.wireBytes
+	}
 	n := packetHeaderBytes
 	for i := range p.Fragments {
 		f := &p.Fragments[i]

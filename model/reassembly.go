@@ -74,6 +74,9 @@ func (in *inbound) heldFragments() int {
 
 // find returns the pending message seq, creating it from the fragment when absent.
 func (in *inbound) find(f *Fragment) *partialMessage {
+	if n := len(in.pending); n > 0 && in.pending[n-1].seq == f.Sequence {
+		return &in.pending[n-1] // the common case: the message being reassembled
+	}
 	i, found := slices.BinarySearchFunc(in.pending, f.Sequence, func(m partialMessage, s SequenceNumber) int {
 		return int(m.seq - s)
 	})
