@@ -462,3 +462,26 @@ func TestG16_RefusalReachingAnEndedInitiatorClosesIt(t *testing.T) {
 	_, _, at := w.retried(instA)
 	assert.Empty(t, at, "nothing is retried once the refusal arrived")
 }
+
+// Reference: spec PROTO-10 and PROTO-12: a fragment is retried for as long as it takes, at
+// RetryIntervalMax once its back-off reached it; the back-off never starts over, however
+// many retries a long partition needs.
+func TestPROTO10_BackOffStaysAtTheMaximumForEver(t *testing.T) {
+	const min, most = time.Millisecond, 8 * time.Millisecond
+	w := newWorld(t, Config{RetryIntervalMin: min, RetryIntervalMax: most})
+	w.filter = func(p *Packet, n int) action {
+		if p.From == instA {
+			return drop
+		}
+		return deliver
+	}
+	d := beginDialog(w, "Target", "RequestReply", BeginDialogOptions{})
+	require.NoError(t, d.sendRequest())
+	w.runUntil(400 * most)
+
+	_, _, at := w.retried(instA)
+	require.Greater(t, len(at), 300, "enough retries to pass any 8-bit counter")
+	for i := 4; i < len(at); i++ {
+		require.Equal(t, most, at[i]-at[i-1], "gap before retry %d", i)
+	}
+}

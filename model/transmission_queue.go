@@ -25,6 +25,11 @@ type outbound struct {
 	// held is true while a same-instance dialog's rows wait for the target queue to be ON
 	// (G-18).
 	held bool
+	// ackedSeq is the far side's receive_sequence as its latest acknowledgement told it:
+	// every message before it arrived. A message is first sent only while it lies within
+	// the far side's receive window beyond it (G-21), or one loss would let the sender run
+	// ahead into fragments the receiver must drop.
+	ackedSeq SequenceNumber
 }
 
 // txqRow is one message in the transmission queue (ENT-7).
@@ -220,10 +225,12 @@ func (b *Broker) transmitEndpoint(now time.Duration, ep *endpoint) {
 				}
 				st.resend = false
 				o.resend--
-				st.retries++
+				if st.retries < maxRetries {
+					st.retries++
+				}
 				b.counters.FragmentsRetransmitted++
 			default:
-				if o.inFlight >= b.cfg.SendWindow {
+				if o.inFlight >= b.cfg.SendWindow || b.beyondReceiveWindow(o, r) {
 					return
 				}
 				r.nextUnsent = f + 1
@@ -233,6 +240,17 @@ func (b *Broker) transmitEndpoint(now time.Duration, ep *endpoint) {
 			b.emitFragment(now, ep, r, f, st.retries > 0)
 		}
 	}
+}
+
+// maxRetries caps a fragment's retry count, which only sets its back-off (already at
+// RetryIntervalMax long before): a fragment is retried for as long as it takes.
+const maxRetries = 255
+
+// beyondReceiveWindow reports whether row r lies beyond the window the far side holds out
+// of order (G-21). An Error is exempt, as at the receiver: END WITH ERROR dropped the rows
+// before it, so the far side's receive_sequence may never reach it.
+func (b *Broker) beyondReceiveWindow(o *outbound, r *txqRow) bool {
+	return r.seq > o.ackedSeq+SequenceNumber(b.cfg.ReceiveWindow) && r.msgType != ErrorMessageType
 }
 
 // emitFragment adds fragment f of row r to the open block towards the far instance, with an
@@ -312,13 +330,14 @@ func (b *Broker) applyAck(now time.Duration, ep *endpoint, a *Ack) {
 	if o == nil {
 		return
 	}
+	o.ackedSeq = max(o.ackedSeq, a.Sequence)
 	for i := o.head; i < len(o.rows); i++ {
 		r := &o.rows[i]
 		if r.removed {
 			continue
 		}
-		if r.seq > a.Sequence && len(a.Selective) == 0 {
-			break
+		if r.nextUnsent == 0 || (r.seq > a.Sequence && len(a.Selective) == 0) {
+			break // nothing from here on was sent, or the ack covers nothing from here on
 		}
 		for f := int32(0); f < r.count; f++ {
 			st := r.frag(f)
