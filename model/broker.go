@@ -27,7 +27,7 @@ type Broker struct {
 	tx        transmitter
 
 	openBlocks  []InstanceID // peers with an open block
-	selfPackets []*Packet    // packets to this instance, processed before the input returns
+	selfPackets []Packet     // packets to this instance, processed before the input returns
 
 	counter      uint64 // for handles, conversation and group ids
 	queuingOrder int64
@@ -93,7 +93,7 @@ func NewBroker(cat *Catalog, id InstanceID, cfg Config) (*Broker, error) {
 	if int(id) >= len(cat.Instances) {
 		return nil, fmt.Errorf("instance %d is not in the catalog", id)
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.WithDefaults().Validate(); err != nil {
 		return nil, fmt.Errorf("instance %q: %w", cat.Instances[id].Name, err)
 	}
 	b := &Broker{
@@ -204,7 +204,7 @@ func (b *Broker) pump(now time.Duration) {
 		}
 		p := b.selfPackets[0]
 		b.selfPackets = slices.Delete(b.selfPackets, 0, 1)
-		b.receivePacket(now, p)
+		b.receivePacket(now, &p)
 	}
 }
 

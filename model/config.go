@@ -79,7 +79,8 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
-// Validate names the first field that is negative or inconsistent.
+// Validate names the first field that is negative or inconsistent. Validate the config
+// that will be used, after WithDefaults: a zero field stands for its default.
 func (c Config) Validate() error {
 	ints := []struct {
 		name string
@@ -106,8 +107,15 @@ func (c Config) Validate() error {
 			return fmt.Errorf("broker config: %s %v is negative", f.name, f.v)
 		}
 	}
-	if c.RetryIntervalMax != 0 && c.RetryIntervalMax < c.RetryIntervalMin {
+	if c.RetryIntervalMax < c.RetryIntervalMin {
 		return fmt.Errorf("broker config: RetryIntervalMax %v is below RetryIntervalMin %v", c.RetryIntervalMax, c.RetryIntervalMin)
+	}
+	// A closed target must outlive the gap between two copies of a fragment whose acks get
+	// lost, or the next copy finds the dialog forgotten and creates a second target
+	// endpoint (G-16). Twice the longest back-off leaves room for the network's delay.
+	if c.ClosedTargetRetention < 2*c.RetryIntervalMax {
+		return fmt.Errorf("broker config: ClosedTargetRetention %v is below twice RetryIntervalMax %v: a retried fragment could outlive a closed target and create a second one",
+			c.ClosedTargetRetention, c.RetryIntervalMax)
 	}
 	if c.FragmentSize > 1<<30 {
 		return fmt.Errorf("broker config: FragmentSize %d is above 1 GiB", c.FragmentSize)

@@ -33,9 +33,12 @@ type connection struct {
 	idleArmed    bool
 	// waiting endpoints have fragments to send and wait for the connection to log in.
 	waiting []*endpoint
-	// block is the open block of fragments towards the peer (G-10), nil when none.
-	block      *Packet
+	// block is the open block of fragments towards the peer (G-10), when blockOpen; listed
+	// is true while the peer is in the broker's list of open blocks.
+	block      Packet
 	blockBytes int
+	blockOpen  bool
+	listed     bool
 	// acksOwed lists endpoints owing the peer an acknowledgement; orphanAcks acknowledge
 	// fragments for closed or unknown dialogs (G-16).
 	acksOwed      []*endpoint
@@ -159,12 +162,20 @@ func (b *Broker) Connections() []ConnectionStats {
 // is full (G-10).
 func (b *Broker) addToBlock(peer InstanceID, f Fragment) {
 	c := b.conns[peer]
-	if c.block == nil {
-		c.block = &Packet{From: b.id, To: peer}
-		b.openBlocks = append(b.openBlocks, peer)
+	size := fragmentHeaderBytes + int(f.Bytes)
+	if c.blockOpen && c.blockBytes+size > b.cfg.BlockBytesMax {
+		b.sendBlock(c) // the fragment would overflow the block: it starts the next one
+	}
+	if !c.blockOpen {
+		c.block = Packet{From: b.id, To: peer}
+		c.blockOpen = true
+		if !c.listed {
+			c.listed = true
+			b.openBlocks = append(b.openBlocks, peer)
+		}
 	}
 	c.block.Fragments = append(c.block.Fragments, f)
-	c.blockBytes += fragmentHeaderBytes + int(f.Bytes)
+	c.blockBytes += size
 	if len(c.block.Fragments) >= b.cfg.BlockFragmentsMax || c.blockBytes >= b.cfg.BlockBytesMax {
 		b.sendBlock(c)
 	}
@@ -173,18 +184,20 @@ func (b *Broker) addToBlock(peer InstanceID, f Fragment) {
 // flushBlocks sends every open block.
 func (b *Broker) flushBlocks() {
 	for _, peer := range b.openBlocks {
-		b.sendBlock(b.conns[peer])
+		c := b.conns[peer]
+		c.listed = false
+		b.sendBlock(c)
 	}
 	b.openBlocks = b.openBlocks[:0]
 }
 
 func (b *Broker) sendBlock(c *connection) {
-	if c.block == nil {
+	if !c.blockOpen {
 		return
 	}
 	p := c.block
-	c.block, c.blockBytes = nil, 0
-	b.transmit(c, p)
+	c.block, c.blockBytes, c.blockOpen = Packet{}, 0, false
+	b.transmit(c, &p)
 }
 
 // transmit hands a packet to the world, or, for this instance itself, to the queue of
@@ -193,7 +206,7 @@ func (b *Broker) transmit(c *connection, p *Packet) {
 	c.stats.PacketsSent++
 	c.stats.FragmentsSent += int64(len(p.Fragments))
 	if c.peer == b.id {
-		b.selfPackets = append(b.selfPackets, p)
+		b.selfPackets = append(b.selfPackets, *p)
 		return
 	}
 	p.wireBytes = p.Size()
@@ -215,7 +228,7 @@ func (b *Broker) armAckFlush(now time.Duration, c *connection) {
 // found no fragment to ride on, and the orphan ones.
 func (b *Broker) flushAcks(now time.Duration, c *connection) {
 	c.ackFlushArmed = false
-	p := &Packet{From: b.id, To: c.peer}
+	acks := make([]Ack, 0, len(c.acksOwed)+len(c.orphanAcks))
 	for _, ep := range c.acksOwed {
 		if ep.in == nil {
 			continue
@@ -223,21 +236,34 @@ func (b *Broker) flushAcks(now time.Duration, c *connection) {
 		ep.in.ackListed = false
 		if ep.in.ackOwed { // deleted endpoints too: the far side waits for it to close
 			ep.in.ackOwed = false
-			p.Acks = append(p.Acks, ep.ackFor())
+			acks = append(acks, ep.ackFor())
 		}
 	}
 	clear(c.acksOwed)
 	c.acksOwed = c.acksOwed[:0]
-	p.Acks = append(p.Acks, c.orphanAcks...)
+	acks = append(acks, c.orphanAcks...)
 	c.orphanAcks = c.orphanAcks[:0]
-	if len(p.Acks) == 0 {
+	if len(acks) == 0 {
 		return
 	}
-	b.counters.AcksSent += int64(len(p.Acks))
+	b.counters.AcksSent += int64(len(acks))
 	b.trace(TraceRecord{At: now, Kind: TraceAckSent, Peer: c.peer})
 	b.activity(now, c, true)
-	b.transmit(c, p)
+	// Acks travel in packets no larger than a block, so that one lost packet does not take
+	// hundreds of acknowledgements with it.
+	for len(acks) > 0 {
+		n, bytes := 0, packetHeaderBytes
+		for n < len(acks) && (n == 0 || bytes+ackSize(&acks[n]) <= b.cfg.BlockBytesMax) {
+			bytes += ackSize(&acks[n])
+			n++
+		}
+		b.transmit(c, &Packet{From: b.id, To: c.peer, Acks: acks[:n:n]})
+		acks = acks[n:]
+	}
 }
+
+// ackSize is an acknowledgement's size on the wire.
+func ackSize(a *Ack) int { return ackBytes + rangeBytes*len(a.Selective) }
 
 // orphanAck acknowledges one fragment of a dialog this side no longer tracks (G-16), so
 // that a far side waiting for it can close.

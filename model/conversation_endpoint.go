@@ -69,8 +69,10 @@ type endpoint struct {
 	receiveSeq  SequenceNumber
 	receiveFrag int32
 
-	out *outbound // transmission queue rows; nil when there are none
-	in  *inbound  // out-of-order and partial messages, ack owed; nil when idle
+	// out and in are the two halves of the transmission object: nil until first used, and
+	// once their buffers are empty they keep at most idleCapacity entries of room.
+	out *outbound // transmission queue rows
+	in  *inbound  // out-of-order and partial messages, ack owed
 
 	// ready holds the messages receivable on the queue (status 1), in receive order.
 	ready []queuedMessage

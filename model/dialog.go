@@ -91,7 +91,9 @@ type EndOptions struct {
 func (b *Broker) EndConversation(now time.Duration, h ConversationHandle, opts EndOptions) error {
 	b.now = now
 	ep, err := b.liveEndpoint(h, "END CONVERSATION")
-	if err != nil {
+	if ep = b.endpoints[h]; err != nil && !(opts.WithCleanup && ep != nil && ep.state == DisconnectedOutbound) {
+		// WITH CLEANUP is also the way out for an endpoint stuck in DO, waiting for an
+		// acknowledgement that will never come (DLG-10).
 		return err
 	}
 	if opts.WithError && opts.ErrorCode <= 0 {
@@ -264,7 +266,12 @@ func (b *Broker) fragmentArrived(now time.Duration, from InstanceID, f *Fragment
 			b.closeEndpoint(now, ep)
 			return
 		}
-		if ep != nil && !ep.discardArrivals {
+		switch {
+		case ep == nil:
+			b.discard(now, f, ReasonUnknownDialog)
+		case ep.discardArrivals:
+			b.discard(now, f, ReasonClosedEndpoint)
+		default:
 			b.enqueue(now, ep, queuedMessage{seq: Unsequenced, msgType: ErrorMessageType, errorCode: f.ErrorCode, sentAt: f.SentAt}, f.FromInitiator)
 			b.errorArrived(now, ep)
 		}
@@ -302,8 +309,9 @@ func (b *Broker) fragmentArrived(now time.Duration, from InstanceID, f *Fragment
 	b.receiveFragment(now, ep, f)
 }
 
-// createTarget creates the target endpoint for the first message of a dialog, in state SI
-// and in a new conversation group (DLG-3). A target service that is not here, or that does
+// createTarget creates the target endpoint when a dialog's first fragment arrives (whichever
+// message it belongs to), in a new conversation group (DLG-3): in CO when the fragment is
+// the whole first message, otherwise in SI. A target service that is not here, or that does
 // not accept the contract, answers with a broker Error instead, unacknowledged, so that it
 // is generated again if the original is retried (PROTO-3).
 func (b *Broker) createTarget(now time.Duration, from InstanceID, f *Fragment) *endpoint {

@@ -349,3 +349,29 @@ func TestG15_TargetRefusesAContractItDoesNotAccept(t *testing.T) {
 		})
 	}
 }
+
+// Reference: spec DLG-10: END WITH CLEANUP removes an endpoint that waits in DO for an
+// acknowledgement that never comes (here every packet from B is lost), without sending
+// anything; a plain END on it fails, the handle having been ended already (DLG-11).
+func TestDLG10_CleanupRemovesAnEndpointStuckInDO(t *testing.T) {
+	w := newWorld(t, Config{})
+	d := establish(w)
+	w.filter = func(p *Packet, n int) action {
+		if p.From == instB {
+			return drop
+		}
+		return deliver
+	}
+	require.NoError(t, d.endInitiator(EndOptions{}))
+	w.runUntil(w.now + 10*time.Minute)
+	require.Equal(t, "DO", d.state(true))
+	assert.ErrorIs(t, d.endInitiator(EndOptions{}), ErrHandleNotFound)
+
+	require.NoError(t, d.endInitiator(EndOptions{WithCleanup: true}))
+	_, ok := w.brokers[instA].Endpoint(d.initiator)
+	assert.False(t, ok)
+	assert.Empty(t, w.brokers[instA].TransmissionQueue())
+	retries := len(w.records(instA, TraceFragmentSent))
+	w.runUntil(w.now + 10*time.Minute)
+	assert.Equal(t, retries, len(w.records(instA, TraceFragmentSent)), "nothing is sent after the cleanup")
+}

@@ -95,11 +95,11 @@ func (p *Packet) Size() int {
 		f := &p.Fragments[i]
 		n += fragmentHeaderBytes + int(f.Bytes)
 		if f.Ack.Valid {
-			n += ackBytes + rangeBytes*len(f.Ack.Selective)
+			n += ackSize(&f.Ack)
 		}
 	}
 	for i := range p.Acks {
-		n += ackBytes + rangeBytes*len(p.Acks[i].Selective)
+		n += ackSize(&p.Acks[i])
 	}
 	return n
 }

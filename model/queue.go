@@ -140,7 +140,7 @@ func (b *Broker) Receive(now time.Duration, queue QueueID, top int, buf []Receiv
 		}
 		ep.ready = slices.Delete(ep.ready, 0, n)
 		if len(ep.ready) == 0 {
-			if cap(ep.ready) > 4 {
+			if cap(ep.ready) > idleCapacity {
 				ep.ready = nil // an idle endpoint keeps at most a small buffer
 			}
 		} else {

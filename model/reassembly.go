@@ -177,6 +177,8 @@ func (b *Broker) advance(now time.Duration, ep *endpoint) {
 	}
 	if len(in.pending) > 0 && in.pending[0].seq == ep.receiveSeq {
 		ep.receiveFrag = in.pending[0].prefix()
+	} else if len(in.pending) == 0 && cap(in.pending) > idleCapacity {
+		in.pending = nil
 	}
 }
 

@@ -67,7 +67,8 @@ const (
 	ReasonWindow
 	// ReasonClosedEndpoint: for an endpoint that is closed or ended (G-16), dropped and acked.
 	ReasonClosedEndpoint
-	// ReasonUnknownDialog: for no known endpoint and not a first message (G-16), dropped and acked.
+	// ReasonUnknownDialog: for a dialog this side no longer knows (a closed initiator is
+	// deleted at once, G-16), dropped and acked.
 	ReasonUnknownDialog
 	// ReasonTargetRefused: the target service is unknown or refuses the contract.
 	ReasonTargetRefused

@@ -87,18 +87,6 @@ func (o *outbound) liveRows() int {
 	return n
 }
 
-// row returns the live row of message seq, or nil.
-func (o *outbound) row(seq SequenceNumber) *txqRow {
-	if o.head >= len(o.rows) {
-		return nil
-	}
-	i := o.head + int(seq-o.rows[o.head].seq)
-	if i < o.head || i >= len(o.rows) || o.rows[i].removed {
-		return nil
-	}
-	return &o.rows[i]
-}
-
 // empty reports whether no live row is left.
 func (o *outbound) empty() bool { return o.head == len(o.rows) }
 
@@ -111,6 +99,9 @@ func (o *outbound) trimHead() {
 	if o.head == len(o.rows) {
 		o.rows = o.rows[:0]
 		o.head = 0
+		if cap(o.rows) > idleCapacity {
+			o.rows = nil // an idle endpoint does not keep the room of its last burst
+		}
 	} else if o.head > 32 && o.head > len(o.rows)/2 {
 		n := copy(o.rows, o.rows[o.head:])
 		clear(o.rows[n:])
@@ -241,6 +232,9 @@ func (b *Broker) transmitEndpoint(now time.Duration, ep *endpoint) {
 		}
 	}
 }
+
+// idleCapacity is the most room an endpoint keeps in its buffers once they are empty.
+const idleCapacity = 8
 
 // maxRetries caps a fragment's retry count, which only sets its back-off (already at
 // RetryIntervalMax long before): a fragment is retried for as long as it takes.

@@ -252,3 +252,57 @@ func TestTXQ6_TransmissionObjectsForRemoteEndpointsOnly(t *testing.T) {
 		})
 	}
 }
+
+// Reference: spec TXQ-6 (a transmission object is about 1 KB): once a burst has drained,
+// an idle endpoint does not keep the room its buffers needed during the burst.
+func TestTXQ6_IdleEndpointReleasesTheRoomOfItsLastBurst(t *testing.T) {
+	w := newWorld(t, Config{ReceiveWindow: 8})
+	d := establish(w)
+	w.filter = dropFromA(1) // one loss makes the target hold messages out of order
+	for range 2000 {
+		require.NoError(t, d.sendRequest())
+	}
+	w.runUntil(w.now + time.Minute)
+	require.Empty(t, w.brokers[instA].TransmissionQueue())
+
+	iep := w.brokers[instA].endpoints[d.initiator]
+	tep := w.brokers[instB].dialogs[dialogKey{d.conv, false}]
+	assert.LessOrEqual(t, cap(iep.out.rows), idleCapacity)
+	assert.LessOrEqual(t, cap(tep.in.pending), idleCapacity)
+}
+
+// Reference: spec G-10: a block holds at most BlockBytesMax bytes of fragments, and acks
+// travel in packets no larger; a fragment that would overflow a block starts the next.
+func TestG10_BlocksAndAckPacketsStayWithinBlockBytesMax(t *testing.T) {
+	const limit = 64 << 10
+	w := newWorld(t, Config{})
+	var blocks, ackPackets []int
+	w.filter = func(p *Packet, n int) action {
+		bytes := 0
+		for _, f := range p.Fragments {
+			bytes += fragmentHeaderBytes + int(f.Bytes)
+		}
+		if len(p.Fragments) > 0 {
+			blocks = append(blocks, bytes)
+		} else {
+			ackPackets = append(ackPackets, p.Size())
+		}
+		return deliver
+	}
+	d := beginDialog(w, "Target", "RequestReply", BeginDialogOptions{})
+	require.NoError(t, w.send(instA, d.initiator, "Request", 64<<10)) // 8 fragments of 8 KiB
+	for range 3000 {
+		e := beginDialog(w, "Target", "RequestReply", BeginDialogOptions{})
+		require.NoError(t, e.sendRequest())
+	}
+	w.runUntil(time.Second)
+
+	require.NotEmpty(t, blocks)
+	for i, b := range blocks {
+		assert.LessOrEqual(t, b, limit, "block %d", i)
+	}
+	require.Greater(t, len(ackPackets), 1, "3001 acks do not fit one packet")
+	for i, s := range ackPackets {
+		assert.LessOrEqual(t, s, limit, "ack packet %d", i)
+	}
+}
