@@ -63,18 +63,28 @@ type direction struct {
 
 // flow is what the checker knows of one direction of one dialog.
 type flow struct {
-	sent      model.SequenceNumber // messages sent so far: the next sequence number expected
+	sent model.SequenceNumber // messages sent so far: the next sequence number expected
+	// fragments and stored hold, for each message sent and not yet ready, its fragment
+	// count and which fragments the receiver stored.
 	fragments map[model.SequenceNumber]int32
-	stored    map[model.SequenceNumber]int32
+	stored    map[model.SequenceNumber][]bool
 	readyNext model.SequenceNumber // the next message expected to become ready
 	received  model.SequenceNumber // the next message expected from RECEIVE
-	removed   int64                // transmission queue rows removed
-	// discarded is set once a documented discard happened on the sending side (DLG-9/10/11,
-	// lifetime): messages may then be missing at the end (INV-1).
-	discarded bool
-	// receiverDiscards is set once the receiving side discards arrivals by G-16 or G-17
-	// (closed endpoint, unknown dialog, error received): it acks what it does not store.
-	receiverDiscards bool
+	// Rows removed from the transmission queue: every row below removedBelow, and the rows
+	// in removedAbove.
+	removedBelow model.SequenceNumber
+	removedAbove map[model.SequenceNumber]bool
+	// senderDiscards holds the rows removed by a documented discard (DLG-9/10/11, lifetime);
+	// firstDiscard is the lowest of them, -1 while there is none. Messages from there on
+	// may be missing at the end (INV-1).
+	senderDiscards map[model.SequenceNumber]bool
+	firstDiscard   model.SequenceNumber
+	// receiverEnded is readyNext when the receiving endpoint left the live states (DO, ER
+	// or CD), -1 while it is live: from then on it discards and acks what arrives (G-16,
+	// G-17), so messages from there on may be missing too.
+	receiverEnded model.SequenceNumber
+	// errorReceived is set once RECEIVE returned the direction's Error.
+	errorReceived bool
 }
 
 type history struct {
@@ -108,7 +118,9 @@ func (c *Checker) flow(conv model.ConversationID, fromInitiator bool) *flow {
 	d := direction{conv, fromInitiator}
 	f := c.directions[d]
 	if f == nil {
-		f = &flow{fragments: map[model.SequenceNumber]int32{}, stored: map[model.SequenceNumber]int32{}}
+		f = &flow{fragments: map[model.SequenceNumber]int32{}, stored: map[model.SequenceNumber][]bool{},
+			removedAbove: map[model.SequenceNumber]bool{}, senderDiscards: map[model.SequenceNumber]bool{},
+			firstDiscard: -1, receiverEnded: -1}
 		c.directions[d] = f
 	}
 	return f
@@ -136,7 +148,7 @@ func (c *Checker) Observe(r model.TraceRecord) *Violation {
 func (c *Checker) check(r model.TraceRecord) (string, string) {
 	switch r.Kind {
 	case model.TraceStateChanged:
-		c.states[direction{r.Conversation, r.FromInitiator}] = r.To
+		c.stateChanged(r)
 		return "", ""
 	case model.TracePacketCorrupt, model.TraceAckSent:
 		return "", ""
@@ -152,38 +164,27 @@ func (c *Checker) check(r model.TraceRecord) (string, string) {
 		}
 		f.sent++
 		f.fragments[r.Sequence] = r.Fragments
+		f.stored[r.Sequence] = make([]bool, r.Fragments)
 	case model.TraceFragmentStored:
-		n, ok := f.fragments[r.Sequence]
-		if !ok || r.Fragment < 0 || r.Fragment >= n {
-			return fmt.Sprintf("fragment %d of message %d stored, but no such fragment was sent", r.Fragment, r.Sequence), "INV-2"
+		have, ok := f.stored[r.Sequence]
+		switch {
+		case !ok || r.Fragment < 0 || int(r.Fragment) >= len(have):
+			return fmt.Sprintf("fragment %d of message %d stored, but no such fragment is outstanding", r.Fragment, r.Sequence), "INV-2"
+		case have[r.Fragment]:
+			return fmt.Sprintf("fragment %d of message %d stored twice", r.Fragment, r.Sequence), "INV-2"
 		}
-		f.stored[r.Sequence]++
-		if f.stored[r.Sequence] > n {
-			return fmt.Sprintf("message %d: %d fragments stored, it has %d", r.Sequence, f.stored[r.Sequence], n), "INV-2"
-		}
+		have[r.Fragment] = true
 	case model.TraceMessageReady:
 		return c.ready(f, r)
 	case model.TraceMessageReceived:
-		if r.Sequence >= f.readyNext {
-			return fmt.Sprintf("RECEIVE returned message %d, which never became ready (status 1)", r.Sequence), "INV-2"
-		}
-		if r.MessageType == model.ErrorMessageType {
-			break // an Error is received before the dialog's other messages (DLG-13)
-		}
-		if r.Sequence != f.received {
-			return fmt.Sprintf("RECEIVE returned message %d, expected %d", r.Sequence, f.received), "INV-1"
-		}
-		f.received = r.Sequence + 1
+		return c.received(f, r)
 	case model.TraceRowRemoved:
 		return c.removed(f, r)
 	case model.TraceFragmentDiscarded:
 		if r.Reason == model.ReasonClosedEndpoint || r.Reason == model.ReasonUnknownDialog {
 			// Discarding and acking is allowed only once the receiving endpoint has ended,
 			// failed or closed (G-16, G-17); otherwise the ack would lose the message.
-			switch s := c.states[direction{r.Conversation, !r.FromInitiator}]; s {
-			case model.DisconnectedOutbound, model.Error, model.Closed:
-				f.receiverDiscards = true
-			default:
+			if s := c.states[direction{r.Conversation, !r.FromInitiator}]; !ended(s) {
 				return fmt.Sprintf("fragment %d of message %d discarded as %v by an endpoint in state %v",
 					r.Fragment, r.Sequence, r.Reason, s), "INV-3"
 			}
@@ -192,38 +193,96 @@ func (c *Checker) check(r model.TraceRecord) (string, string) {
 	return "", ""
 }
 
+// ended reports whether an endpoint in state s discards and acks what arrives.
+func ended(s model.EndpointState) bool {
+	return s == model.DisconnectedOutbound || s == model.Error || s == model.Closed
+}
+
+// stateChanged notes an endpoint's new state; the first time it ends, the flow into it
+// remembers how far delivery had got.
+func (c *Checker) stateChanged(r model.TraceRecord) {
+	side := direction{r.Conversation, r.FromInitiator}
+	c.states[side] = r.To
+	if ended(r.To) {
+		if f := c.flow(r.Conversation, !r.FromInitiator); f.receiverEnded < 0 {
+			f.receiverEnded = f.readyNext
+		}
+	}
+}
+
+// allStored reports whether the receiver stored every fragment of message seq, or made it
+// ready already.
+func (f *flow) allStored(seq model.SequenceNumber) bool {
+	if seq < f.readyNext {
+		return true
+	}
+	have, ok := f.stored[seq]
+	return ok && !slices.Contains(have, false)
+}
+
 // ready checks a message becoming receivable: in order, exactly once, and complete (INV-1,
-// INV-2). An application Error may jump ahead of missing messages (G-17).
+// INV-2). An application Error may jump ahead of missing messages, but only of messages
+// its sender discarded (G-17, DLG-9).
 func (c *Checker) ready(f *flow, r model.TraceRecord) (string, string) {
 	switch {
 	case r.Sequence < f.readyNext:
 		return fmt.Sprintf("message %d made ready twice", r.Sequence), "INV-2"
 	case r.Sequence > f.readyNext && r.MessageType != model.ErrorMessageType:
 		return fmt.Sprintf("message %d made ready before message %d", r.Sequence, f.readyNext), "INV-1"
-	case f.stored[r.Sequence] != f.fragments[r.Sequence]:
-		return fmt.Sprintf("message %d made ready with %d of its %d fragments stored",
-			r.Sequence, f.stored[r.Sequence], f.fragments[r.Sequence]), "INV-2"
+	case r.Sequence > f.readyNext && !f.senderDiscards[f.readyNext]:
+		return fmt.Sprintf("the Error %d jumped over message %d, which its sender did not discard", r.Sequence, f.readyNext), "INV-1"
+	case !f.allStored(r.Sequence):
+		return fmt.Sprintf("message %d made ready before all its fragments were stored", r.Sequence), "INV-2"
 	}
-	if r.Sequence > f.readyNext || r.MessageType == model.ErrorMessageType {
-		f.receiverDiscards = true // G-17: the receiver now discards later arrivals
+	// Messages now ready, or skipped by an Error, will never be stored again: forget them.
+	for s := f.readyNext; s <= r.Sequence; s++ {
+		delete(f.fragments, s)
+		delete(f.stored, s)
 	}
 	f.readyNext = r.Sequence + 1
-	// A ready message is complete and will never be stored again: forget its counts. A row
-	// removed later finds them both zero, which is right, since all were stored.
-	delete(f.fragments, r.Sequence)
-	delete(f.stored, r.Sequence)
 	return "", ""
 }
 
-// removed checks a transmission queue row leaving: only once all its fragments are stored
-// at the receiver, unless a documented discard explains it (INV-3).
+// received checks RECEIVE: only ready messages, in order, each once (INV-1, INV-2). An
+// Error is received before the dialog's other messages (DLG-13).
+func (c *Checker) received(f *flow, r model.TraceRecord) (string, string) {
+	switch {
+	case r.Sequence >= f.readyNext:
+		return fmt.Sprintf("RECEIVE returned message %d, which never became ready (status 1)", r.Sequence), "INV-2"
+	case r.MessageType == model.ErrorMessageType:
+		if f.errorReceived {
+			return fmt.Sprintf("RECEIVE returned the Error %d twice", r.Sequence), "INV-2"
+		}
+		f.errorReceived = true
+	case r.Sequence != f.received:
+		return fmt.Sprintf("RECEIVE returned message %d, expected %d", r.Sequence, f.received), "INV-1"
+	default:
+		f.received = r.Sequence + 1
+	}
+	return "", ""
+}
+
+// removed checks a transmission queue row leaving, once: as acknowledged only when the
+// receiver stored all its fragments, or discards what arrives; otherwise for a documented
+// discard (INV-3).
 func (c *Checker) removed(f *flow, r model.TraceRecord) (string, string) {
-	f.removed++
-	if r.Reason.IsDiscard() {
-		f.discarded = true
-	} else if !f.receiverDiscards && f.stored[r.Sequence] != f.fragments[r.Sequence] {
-		return fmt.Sprintf("row %d removed as acknowledged with %d of its %d fragments stored by the receiver",
-			r.Sequence, f.stored[r.Sequence], f.fragments[r.Sequence]), "INV-3"
+	switch {
+	case r.Sequence < 0 || r.Sequence >= f.sent:
+		return fmt.Sprintf("row %d removed, but no such message was sent", r.Sequence), "INV-3"
+	case r.Sequence < f.removedBelow || f.removedAbove[r.Sequence]:
+		return fmt.Sprintf("row %d removed twice", r.Sequence), "INV-3"
+	case r.Reason.IsDiscard():
+		f.senderDiscards[r.Sequence] = true
+		if f.firstDiscard < 0 || r.Sequence < f.firstDiscard {
+			f.firstDiscard = r.Sequence
+		}
+	case !f.allStored(r.Sequence) && !ended(c.states[direction{r.Conversation, !r.FromInitiator}]):
+		return fmt.Sprintf("row %d removed as acknowledged before the receiver stored all its fragments", r.Sequence), "INV-3"
+	}
+	f.removedAbove[r.Sequence] = true
+	for f.removedAbove[f.removedBelow] {
+		delete(f.removedAbove, f.removedBelow)
+		f.removedBelow++
 	}
 	return "", ""
 }
@@ -245,12 +304,21 @@ func (c *Checker) Finish(at time.Duration) *Violation {
 	})
 	for _, d := range dirs {
 		f := c.directions[d]
+		// Messages may be missing only from the first documented discard on, or from where
+		// the receiving endpoint ended (INV-1).
+		limit := f.sent
+		for _, from := range []model.SequenceNumber{f.firstDiscard, f.receiverEnded} {
+			if from >= 0 {
+				limit = min(limit, from)
+			}
+		}
 		msg := ""
 		switch {
-		case f.removed != int64(f.sent):
-			msg = fmt.Sprintf("%d of %d messages still in the transmission queue", int64(f.sent)-f.removed, f.sent)
-		case !f.discarded && !f.receiverDiscards && f.readyNext != f.sent:
-			msg = fmt.Sprintf("%d messages sent, %d delivered, with no documented discard", f.sent, f.readyNext)
+		case f.removedBelow != f.sent:
+			msg = fmt.Sprintf("message %d of %d still in the transmission queue", f.removedBelow, f.sent)
+		case f.readyNext < limit:
+			msg = fmt.Sprintf("%d messages sent, %d delivered, with nothing documented to explain message %d missing",
+				f.sent, f.readyNext, f.readyNext)
 		}
 		if msg != "" {
 			var records []model.TraceRecord

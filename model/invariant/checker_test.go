@@ -82,6 +82,16 @@ func TestCheckerFlagsEachBrokenRule(t *testing.T) {
 			discarded(0, model.ReasonClosedEndpoint), removed(0, model.ReasonAcked)}, ""},
 		{"a window drop is not an ack", []model.TraceRecord{sent(0, 1), discarded(0, model.ReasonWindow),
 			stored(0, 0), ready(0), removed(0, model.ReasonAcked)}, ""},
+		{"INV-2: one fragment stored twice, another never", []model.TraceRecord{sent(0, 2), stored(0, 0), stored(0, 0)}, "INV-2"},
+		{"INV-3: a lost message removed as acknowledged", []model.TraceRecord{sent(0, 1), sent(1, 1),
+			removed(0, model.ReasonAcked)}, "INV-3"},
+		{"INV-1: an Error jumps over a message still on its way", []model.TraceRecord{sent(0, 1), sent(1, 1),
+			stored(1, 0), readyError(1)}, "INV-1"},
+		{"INV-3: a row removed twice", concat(delivered(0), []model.TraceRecord{removed(0, model.ReasonAcked)}), "INV-3"},
+		{"INV-3: a row removed that was never sent", []model.TraceRecord{sent(0, 1), removed(3, model.ReasonCleanup)}, "INV-3"},
+		{"INV-2: an Error received twice", []model.TraceRecord{sent(0, 1), stored(0, 0), readyError(0),
+			{Kind: model.TraceMessageReceived, Conversation: conv, FromInitiator: true, Sequence: 0, MessageType: model.ErrorMessageType},
+			{Kind: model.TraceMessageReceived, Conversation: conv, FromInitiator: true, Sequence: 0, MessageType: model.ErrorMessageType}}, "INV-2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -130,6 +140,24 @@ func TestFinishChecksINV12(t *testing.T) {
 		require.NotNil(t, v)
 		assert.Equal(t, "INV-12", v.Rule)
 		assert.Contains(t, v.Message, "still in the transmission queue")
+	})
+	t.Run("a discard explains only the messages from it on", func(t *testing.T) {
+		c := New()
+		for _, r := range concat(delivered(0), []model.TraceRecord{sent(1, 1), stored(1, 0), removed(1, model.ReasonAcked),
+			sent(2, 1), removed(2, model.ReasonCleanup)}) {
+			c.Observe(r)
+		}
+		v := c.Finish(time.Hour)
+		require.NotNil(t, v, "message 1 was acked but never made ready: the cleanup of row 2 does not explain it")
+		assert.Equal(t, "INV-12", v.Rule)
+	})
+	t.Run("missing after the receiver ended", func(t *testing.T) {
+		c := New()
+		for _, r := range concat(delivered(0), []model.TraceRecord{targetState(model.Closed), sent(1, 1),
+			discarded(1, model.ReasonClosedEndpoint), removed(1, model.ReasonAcked)}) {
+			c.Observe(r)
+		}
+		assert.Nil(t, c.Finish(time.Hour))
 	})
 	t.Run("missing after a documented discard", func(t *testing.T) {
 		c := New()
