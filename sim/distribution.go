@@ -140,26 +140,31 @@ func (d Distribution) Sample(r *rand.Rand) time.Duration {
 	switch d.Kind {
 	case Constant:
 		return d.Mean
+	// The shapes below write out gonum's formulas (distuv.Uniform, Normal, LogNormal) with an
+	// explicit float64 conversion around each product: Go may fuse a*b+c into one FMA
+	// instruction on arm64 and other platforms, which rounds differently, and a seed must
+	// draw the same numbers on every machine. Exponential, a division, goes through gonum.
 	case Uniform:
 		if d.Max == d.Min {
 			return d.Min
 		}
-		x = distuv.Uniform{Min: float64(d.Min), Max: float64(d.Max), Src: r}.Rand()
+		x = float64(r.Float64()*float64(d.Max-d.Min)) + float64(d.Min)
 	case Exponential:
 		if d.Mean == 0 {
 			return 0
 		}
 		x = distuv.Exponential{Rate: 1 / float64(d.Mean), Src: r}.Rand()
 	case Normal:
-		x = distuv.Normal{Mu: float64(d.Mean), Sigma: float64(d.StdDev), Src: r}.Rand()
+		x = float64(r.NormFloat64()*float64(d.StdDev)) + float64(d.Mean)
 	case LogNormal:
 		if d.Mean == 0 {
 			return 0
 		}
 		m, s := float64(d.Mean), float64(d.StdDev)
 		// The parameters of the underlying normal that give mean m and deviation s.
-		sigma2 := math.Log1p(s * s / (m * m))
-		x = distuv.LogNormal{Mu: math.Log(m) - sigma2/2, Sigma: math.Sqrt(sigma2), Src: r}.Rand()
+		sigma2 := math.Log1p(float64(s*s) / float64(m*m))
+		mu := math.Log(m) - sigma2/2
+		x = math.Exp(float64(r.NormFloat64()*math.Sqrt(sigma2)) + mu)
 	default:
 		panic(fmt.Sprintf("sim: sample from an unvalidated distribution of kind %d", int(d.Kind)))
 	}

@@ -13,6 +13,13 @@
 // stream draws. The same program with the same seed fires the same events at the same
 // instants, on any machine and any GOMAXPROCS.
 //
+// One limit is known. The samplers write every product out with an explicit float64
+// conversion, so that no platform fuses it into a differently rounded FMA, but they rely
+// on math.Exp and math.Log (in math/rand/v2's normal and exponential draws, and in
+// LogNormal), whose amd64 assembly uses FMA instructions when the CPU has them. Across
+// CPUs a draw may then differ in its last bit, which changes a delay in whole nanoseconds
+// about once in 10^9 draws. Constant delays are exact everywhere.
+//
 // The engine allocates nothing per event once its queue has grown to the run's high-water
 // mark: handlers are interface values that callers create once, and the argument lets one
 // handler serve many events (a link passes the index of the packet in flight).
