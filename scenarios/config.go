@@ -108,7 +108,7 @@ type Change struct {
 // Validate checks what the catalog does not: links, workloads, readers and the timeline
 // name things that exist and hold usable values. Errors name the entry and the field.
 func (c *Config) Validate(cat *model.Catalog) error {
-	if err := c.Broker.Validate(); err != nil {
+	if err := c.Broker.WithDefaults().Validate(); err != nil {
 		return err
 	}
 	seenLinks := map[[2]string]bool{}

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,21 @@ func TestINV11_SameSeedGivesByteIdenticalTrace(t *testing.T) {
 	first := traceText(t, cfg, 42)
 	assert.Equal(t, first, traceText(t, cfg, 42), "same seed")
 	assert.NotEqual(t, first, traceText(t, cfg, 43), "another seed")
+
+	// The whole result too, every field of every record included.
+	cfg.Trace = true
+	a, err := Run(cfg, 42)
+	require.NoError(t, err)
+	b, err := Run(cfg, 42)
+	require.NoError(t, err)
+	assert.Equal(t, fmt.Sprintf("%+v", *a), fmt.Sprintf("%+v", *b))
+}
+
+func TestSummarizeUsesNearestRank(t *testing.T) {
+	ms := time.Millisecond
+	s := summarize([]time.Duration{5 * ms, 1 * ms, 3 * ms, 2 * ms, 4 * ms})
+	assert.Equal(t, LatencySummary{Count: 5, Mean: 3 * ms, P50: 3 * ms, P90: 5 * ms, P99: 5 * ms, Max: 5 * ms}, s)
+	assert.Equal(t, LatencySummary{}, summarize(nil))
 }
 
 // TestGoldenTraceOfOneLossyDialog keeps the trace of one small dialog over a lossy link in

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -86,10 +87,12 @@ type ConversationResult struct {
 	Latency LatencySummary
 }
 
-// conversationStats is a ConversationResult being counted, with its latency histogram.
+// conversationStats is a ConversationResult being counted, with its latencies. A dialog
+// has few messages, so its samples cost less than a histogram would (an HDR histogram
+// takes tens of KB).
 type conversationStats struct {
 	ConversationResult
-	latency *latencyRecorder
+	latencies []time.Duration
 }
 
 // LatencySummary summarises a latency distribution.
@@ -99,9 +102,11 @@ type LatencySummary struct {
 }
 
 // latencyRecorder keeps latencies in an HDR histogram, in microseconds with three
-// significant digits, rather than every sample.
+// significant digits, rather than every sample. The mean comes from an exact integer sum,
+// not from the histogram's floating-point one.
 type latencyRecorder struct {
-	h *hdrhistogram.Histogram
+	h   *hdrhistogram.Histogram
+	sum int64 // microseconds
 }
 
 const latencyMax = 24 * time.Hour
@@ -110,16 +115,12 @@ func newLatencyRecorder() *latencyRecorder {
 	return &latencyRecorder{h: hdrhistogram.New(1, int64(latencyMax/time.Microsecond), 3)}
 }
 
-// newSmallLatencyRecorder keeps two significant digits: small enough for one per dialog.
-func newSmallLatencyRecorder() *latencyRecorder {
-	return &latencyRecorder{h: hdrhistogram.New(1, int64(latencyMax/time.Microsecond), 2)}
-}
-
 func (l *latencyRecorder) record(d time.Duration) {
-	us := max(int64(d/time.Microsecond), 1)
-	if err := l.h.RecordValue(min(us, int64(latencyMax/time.Microsecond))); err != nil {
+	us := min(max(int64(d/time.Microsecond), 1), int64(latencyMax/time.Microsecond))
+	if err := l.h.RecordValue(us); err != nil {
 		panic(fmt.Sprintf("scenarios: latency %v not recordable: %v", d, err))
 	}
+	l.sum += us
 }
 
 func (l *latencyRecorder) summary() LatencySummary {
@@ -127,7 +128,7 @@ func (l *latencyRecorder) summary() LatencySummary {
 		return LatencySummary{}
 	}
 	us := func(v int64) time.Duration { return time.Duration(v) * time.Microsecond }
-	return LatencySummary{Count: l.h.TotalCount(), Mean: time.Duration(l.h.Mean() * float64(time.Microsecond)),
+	return LatencySummary{Count: l.h.TotalCount(), Mean: us(l.sum / l.h.TotalCount()),
 		P50: us(l.h.ValueAtQuantile(50)), P90: us(l.h.ValueAtQuantile(90)), P99: us(l.h.ValueAtQuantile(99)),
 		Max: us(l.h.Max())}
 }
@@ -139,8 +140,7 @@ func (w *world) countConversation(r *model.TraceRecord) {
 	}
 	c := w.convStats[r.Conversation]
 	if c == nil {
-		c = &conversationStats{ConversationResult: ConversationResult{Conversation: r.Conversation, FirstSent: -1},
-			latency: newSmallLatencyRecorder()}
+		c = &conversationStats{ConversationResult: ConversationResult{Conversation: r.Conversation, FirstSent: -1}}
 		w.convStats[r.Conversation] = c
 	}
 	switch r.Kind {
@@ -153,7 +153,7 @@ func (w *world) countConversation(r *model.TraceRecord) {
 		c.MessagesDelivered++
 		c.LastArrival = r.At
 		if r.MessageType > model.DialogTimerMessageType {
-			c.latency.record(r.At - r.SentAt)
+			c.latencies = append(c.latencies, r.At-r.SentAt)
 		}
 	case model.TraceFragmentSent:
 		c.FragmentsSent++
@@ -195,9 +195,27 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 			DialogsEnded: wl.ended, MessagesSent: wl.messagesSent, RepliesReceived: wl.replies, SendFailures: wl.sendFails})
 	}
 	for _, c := range w.convStats {
-		c.Latency = c.latency.summary()
+		c.Latency = summarize(c.latencies)
 		res.Conversations = append(res.Conversations, c.ConversationResult)
 	}
 	slices.SortFunc(res.Conversations, func(a, b ConversationResult) int { return cmp.Compare(a.Conversation, b.Conversation) })
 	return res
+}
+
+// summarize returns the summary of a few latencies, exactly: nearest-rank quantiles.
+func summarize(samples []time.Duration) LatencySummary {
+	if len(samples) == 0 {
+		return LatencySummary{}
+	}
+	slices.Sort(samples)
+	var sum time.Duration
+	for _, d := range samples {
+		sum += d
+	}
+	rank := func(q float64) time.Duration {
+		i := int(math.Ceil(q*float64(len(samples)))) - 1
+		return samples[min(max(i, 0), len(samples)-1)]
+	}
+	return LatencySummary{Count: int64(len(samples)), Mean: sum / time.Duration(len(samples)),
+		P50: rank(0.5), P90: rank(0.9), P99: rank(0.99), Max: samples[len(samples)-1]}
 }
