@@ -28,7 +28,18 @@ func throughputConfig(conversations, messages int) Config {
 //
 //	go test ./scenarios -run '^$' -bench DialogThroughput -benchmem -benchtime 3x
 func BenchmarkDialogThroughput(b *testing.B) {
+	benchmarkThroughput(b, throughputConfig(10000, 100))
+}
+
+// BenchmarkDialogThroughputChecked is the same world with tracing on and the invariant
+// checkers watching every record, as property tests and the command line run it.
+func BenchmarkDialogThroughputChecked(b *testing.B) {
 	cfg := throughputConfig(10000, 100)
+	cfg.CheckInvariants = true
+	benchmarkThroughput(b, cfg)
+}
+
+func benchmarkThroughput(b *testing.B, cfg Config) {
 	var delivered int64
 	b.ReportAllocs()
 	start := time.Now()
@@ -36,6 +47,9 @@ func BenchmarkDialogThroughput(b *testing.B) {
 		res, err := Run(cfg, uint64(i+1))
 		if err != nil {
 			b.Fatal(err)
+		}
+		if res.Violation != nil {
+			b.Fatal(res.Violation)
 		}
 		if res.Latency.Count != 1_000_000 {
 			b.Fatalf("seed %d: %d messages delivered, want 1,000,000", i+1, res.Latency.Count)
