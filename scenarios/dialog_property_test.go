@@ -195,7 +195,7 @@ func checkWorld(s worldSpec) string {
 // transmission queue only when stored (INV-3), everything sent arrives once the faults heal
 // (INV-12), and every endpoint ends closed and forgotten (G-16).
 func TestDialogsAreExactlyOnceInOrderUnderEveryFaultMix(t *testing.T) {
-	properties := gopter.NewProperties(propertyParameters(t, 150, 30))
+	properties := gopter.NewProperties(propertyParameters(t, 400, 60))
 	properties.Property("EOIO, no duplicates, nothing lost after healing, endpoints closed", prop.ForAll(checkWorld, genWorldSpec()))
 	properties.TestingRun(t)
 }
