@@ -23,6 +23,7 @@ type Broker struct {
 	dialogs   map[dialogKey]*endpoint          // by dialog and side, for arriving fragments
 	retained  map[ConversationHandle]*endpoint // closed targets kept for late arrivals (G-16)
 	queues    []*serviceQueue                  // by QueueID; nil for other instances' queues
+	dbs       []*databaseState                 // by DatabaseID; nil for other instances' databases
 	conns     []*connection                    // by peer InstanceID
 	tx        transmitter
 
@@ -112,6 +113,12 @@ func NewBroker(cat *Catalog, id InstanceID, cfg Config) (*Broker, error) {
 	}
 	for i := range b.conns {
 		b.conns[i] = &connection{peer: InstanceID(i)}
+	}
+	b.dbs = make([]*databaseState, len(cat.Databases))
+	for i, db := range cat.Databases {
+		if db.Instance == id {
+			b.dbs[i] = &databaseState{honor: db.HonorBrokerPriority, prios: priorities{list: slices.Clone(db.Priorities)}}
+		}
 	}
 	return b, nil
 }

@@ -110,6 +110,11 @@ type Database struct {
 	Contracts    []Contract
 	Queues       []Queue
 	Services     []Service
+	// HonorBrokerPriority is ALTER DATABASE SET HONOR_BROKER_PRIORITY; OFF by default
+	// (G-26): the database's messages then leave at level 5 (PRI-12).
+	HonorBrokerPriority bool
+	// Priorities are the database's CREATE BROKER PRIORITY statements (PRI-1).
+	Priorities []BrokerPriority
 }
 
 // Instance is one SQL Server instance and its broker.
@@ -142,11 +147,13 @@ type InstanceInfo struct {
 
 // DatabaseInfo is a compiled database.
 type DatabaseInfo struct {
-	Name      string
-	Instance  InstanceID
-	Contracts []ContractID // the contracts defined in this database
-	Queues    []QueueID
-	Services  []ServiceID
+	Name                string
+	Instance            InstanceID
+	Contracts           []ContractID // the contracts defined in this database
+	Queues              []QueueID
+	Services            []ServiceID
+	HonorBrokerPriority bool
+	Priorities          []BrokerPriority // checked: known names, no duplicate criteria (G-36)
 }
 
 // QueueInfo is a compiled queue, with its initial status.

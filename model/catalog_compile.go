@@ -148,7 +148,18 @@ func (c *Catalog) compileDatabase(instance InstanceID, db Database, where string
 		c.Services = append(c.Services, svc)
 		info.Services = append(info.Services, id)
 	}
+	info.HonorBrokerPriority = db.HonorBrokerPriority
 	c.Databases = append(c.Databases, info)
+	var ps priorities
+	for _, p := range db.Priorities {
+		if err := c.validatePriority(dbID, p); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		if err := ps.create(p); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+	}
+	c.Databases[dbID].Priorities = ps.list
 	return nil
 }
 

@@ -47,7 +47,11 @@ type endpoint struct {
 	farInstance InstanceID
 	isInitiator bool
 	state       EndpointState
-	priority    PriorityLevel
+	// priority is the endpoint's level, assigned once at creation (PRI-3, INV-7).
+	priority PriorityLevel
+	// txLevel is the level its messages leave at, latched when its backlog goes from empty
+	// to non-empty (G-26).
+	txLevel PriorityLevel
 	// local is true when the far service is on this instance: messages go straight to the
 	// target queue (TXQ-2).
 	local bool

@@ -32,7 +32,7 @@ func (b *Broker) BeginDialog(now time.Duration, from, to ServiceID, contract Con
 	ep := &endpoint{
 		handle: ConversationHandle(b.nextID()), conv: ConversationID(b.nextID()), group: ConversationGroupID(b.nextID()),
 		service: from, farService: to, contract: contract, farInstance: far, isInitiator: true,
-		local: far == b.id, endSeq: -1, priority: DefaultPriority,
+		local: far == b.id, endSeq: -1, priority: b.priorityFor(from, contract, to),
 	}
 	if opts.Lifetime > 0 {
 		ep.lifetime = now + opts.Lifetime
@@ -331,7 +331,7 @@ func (b *Broker) createTarget(now time.Duration, from InstanceID, f *Fragment) *
 	ep := &endpoint{
 		handle: ConversationHandle(b.nextID()), conv: f.Conversation, group: ConversationGroupID(b.nextID()),
 		service: f.ToService, farService: f.FromService, contract: f.Contract, farInstance: from,
-		local: from == b.id, endSeq: -1, lifetime: f.Lifetime, priority: DefaultPriority,
+		local: from == b.id, endSeq: -1, lifetime: f.Lifetime, priority: b.priorityFor(f.ToService, f.Contract, f.FromService),
 	}
 	if ep.lifetime > 0 {
 		b.timer(max(ep.lifetime, now), TimerLifetime, uint64(ep.handle))

@@ -134,6 +134,9 @@ func (b *Broker) queueRow(now time.Duration, ep *endpoint, mt MessageTypeID, byt
 	if ep.out == nil {
 		ep.out = &outbound{}
 	}
+	if ep.out.empty() {
+		ep.txLevel = b.transmitLevel(ep)
+	}
 	b.useTransmissionObject(ep)
 	seq := ep.sendSeq
 	ep.sendSeq++

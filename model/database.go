@@ -1,0 +1,98 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// databaseState is what a broker keeps of one of its databases at run time: the options and
+// the broker priorities, which statements change while the world runs.
+type databaseState struct {
+	honor bool
+	prios priorities
+}
+
+func (b *Broker) localDatabase(db DatabaseID) (*databaseState, error) {
+	if db < 0 || int(db) >= len(b.dbs) || b.dbs[db] == nil {
+		return nil, fmt.Errorf("database %d: %w", db, ErrNotLocal)
+	}
+	return b.dbs[db], nil
+}
+
+// CreateBrokerPriority is CREATE BROKER PRIORITY in database db (PRI-1). It changes the
+// level of endpoints created from now on, never of existing ones (PRI-3).
+func (b *Broker) CreateBrokerPriority(now time.Duration, db DatabaseID, p BrokerPriority) error {
+	d, err := b.localDatabase(db)
+	if err != nil {
+		return err
+	}
+	if err := b.cat.validatePriority(db, p); err != nil {
+		return fmt.Errorf("CREATE BROKER PRIORITY: %w", err)
+	}
+	if err := d.prios.create(p); err != nil {
+		return fmt.Errorf("CREATE BROKER PRIORITY: %w", err)
+	}
+	return nil
+}
+
+// AlterBrokerPriority is ALTER BROKER PRIORITY: the priority called p.Name takes p's
+// criteria and level. Existing endpoints keep their level (PRI-3).
+func (b *Broker) AlterBrokerPriority(now time.Duration, db DatabaseID, p BrokerPriority) error {
+	d, err := b.localDatabase(db)
+	if err != nil {
+		return err
+	}
+	if err := b.cat.validatePriority(db, p); err != nil {
+		return fmt.Errorf("ALTER BROKER PRIORITY: %w", err)
+	}
+	return d.prios.alter(p)
+}
+
+// DropBrokerPriority is DROP BROKER PRIORITY name.
+func (b *Broker) DropBrokerPriority(now time.Duration, db DatabaseID, name string) error {
+	d, err := b.localDatabase(db)
+	if err != nil {
+		return err
+	}
+	return d.prios.drop(name)
+}
+
+// BrokerPriorities returns the database's priorities, in creation order
+// (sys.conversation_priorities).
+func (b *Broker) BrokerPriorities(db DatabaseID) []BrokerPriority {
+	d, err := b.localDatabase(db)
+	if err != nil {
+		return nil
+	}
+	return slices.Clone(d.prios.list)
+}
+
+// SetHonorBrokerPriority is ALTER DATABASE SET HONOR_BROKER_PRIORITY ON|OFF. A dialog with
+// messages waiting keeps the transmit level it latched until its backlog empties (PRI-12,
+// G-26).
+func (b *Broker) SetHonorBrokerPriority(now time.Duration, db DatabaseID, on bool) error {
+	d, err := b.localDatabase(db)
+	if err != nil {
+		return err
+	}
+	d.honor = on
+	return nil
+}
+
+// priorityFor assigns the level of a new endpoint of local service on contract, talking to
+// remote service (PRI-2, PRI-4): from the priorities of the local service's database.
+func (b *Broker) priorityFor(local ServiceID, contract ContractID, remote ServiceID) PriorityLevel {
+	d := b.dbs[b.cat.Services[local].Database]
+	return d.prios.level(b.cat.Contracts[contract].Name, b.cat.Services[local].Name, b.cat.Services[remote].Name)
+}
+
+// transmitLevel is the level an endpoint's messages leave at, latched when its backlog
+// goes from empty to non-empty (G-26): its own level when its database honours broker
+// priorities, 5 otherwise (PRI-12).
+func (b *Broker) transmitLevel(ep *endpoint) PriorityLevel {
+	if b.dbs[b.cat.Services[ep.service].Database].honor {
+		return ep.priority
+	}
+	return DefaultPriority
+}
