@@ -46,12 +46,12 @@ func TestPRI4_AnyAndNoMatch(t *testing.T) {
 		contract, local, remote string
 		want                    PriorityLevel
 	}{
-		{"C", "L", "R", 8},  // row 4 (C, ANY, ANY) beats row 7 (ANY, ANY, R)
-		{"C", "X", "Y", 8},  // ANY local and remote
-		{"D", "L", "R", 2},  // only the remote criterion matches
-		{"D", "L", "r", 5},  // names are case sensitive: nothing matches
-		{"c", "L", "Q", 5},  // nothing matches
-		{"D", "R", "L", 5},  // local and remote are not interchangeable
+		{"C", "L", "R", 8}, // row 4 (C, ANY, ANY) beats row 7 (ANY, ANY, R)
+		{"C", "X", "Y", 8}, // ANY local and remote
+		{"D", "L", "R", 2}, // only the remote criterion matches
+		{"D", "L", "r", 5}, // names are case sensitive: nothing matches
+		{"c", "L", "Q", 5}, // nothing matches
+		{"D", "R", "L", 5}, // local and remote are not interchangeable
 		{"C", "L", "r", 8},
 	}
 	for _, tt := range tests {
@@ -238,7 +238,7 @@ func withPriorities(t *testing.T, prios ...BrokerPriority) []Instance {
 	return []Instance{
 		{Name: "A", Databases: []Database{{Name: "SalesDB", MessageTypes: []MessageType{{Name: "RequestMessage"}},
 			Contracts: []Contract{contract}, Queues: []Queue{{Name: "Q"}},
-			Services:   []Service{{Name: "InitiatorService", Queue: "Q"}}, Priorities: prios}}},
+			Services: []Service{{Name: "InitiatorService", Queue: "Q"}}, Priorities: prios}}},
 		{Name: "B", Databases: []Database{{Name: "RemoteDB", Queues: []Queue{{Name: "R"}},
 			Services: []Service{{Name: "RemoteService", Queue: "R"}}}}},
 	}
