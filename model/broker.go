@@ -25,10 +25,13 @@ type Broker struct {
 	queues    []*serviceQueue                  // by QueueID; nil for other instances' queues
 	dbs       []*databaseState                 // by DatabaseID; nil for other instances' databases
 	conns     []*connection                    // by peer InstanceID
-	tx        transmitter
+	sched     []*scheduler                     // by destination InstanceID, for dialogs between instances
+	tx        transmitter                      // same-instance dialogs, delivered directly (PRI-13)
 
-	openBlocks  []InstanceID // peers with an open block
-	selfPackets []Packet     // packets to this instance, processed before the input returns
+	openBlocks []InstanceID // peers with an open block
+	// onPick, when set, sees every scheduling decision before it is carried out (tests).
+	onPick      func(now time.Duration, peer InstanceID, ep *endpoint)
+	selfPackets []Packet // packets to this instance, processed before the input returns
 
 	counter      uint64 // for handles, conversation and group ids
 	queuingOrder int64
@@ -114,6 +117,10 @@ func NewBroker(cat *Catalog, id InstanceID, cfg Config) (*Broker, error) {
 	for i := range b.conns {
 		b.conns[i] = &connection{peer: InstanceID(i)}
 	}
+	b.sched = make([]*scheduler, len(cat.Instances))
+	for i := range b.sched {
+		b.sched[i] = &scheduler{}
+	}
 	b.dbs = make([]*databaseState, len(cat.Databases))
 	for i, db := range cat.Databases {
 		if db.Instance == id {
@@ -168,11 +175,44 @@ func (b *Broker) nextID() uint64 {
 	return worldUnique(b.id, b.counter)
 }
 
-// makeReady puts an endpoint with something to send in the transmitter's list.
+// makeReady tells the transmitter that what the endpoint has to send may have changed. A
+// same-instance dialog joins the direct-delivery list; a dialog between instances joins,
+// moves in or leaves its destination's scheduler.
 func (b *Broker) makeReady(ep *endpoint) {
-	if ep.out != nil && !ep.out.inTransmitter {
-		ep.out.inTransmitter = true
-		b.tx.ready(ep)
+	if ep.out == nil {
+		return
+	}
+	if ep.local {
+		if !ep.out.inTransmitter {
+			ep.out.inTransmitter = true
+			b.tx.ready(ep)
+		}
+		return
+	}
+	b.reschedule(ep)
+}
+
+// reschedule puts the endpoint in its destination's scheduler, keyed by its oldest due
+// fragment, or takes it out when nothing is due.
+func (b *Broker) reschedule(ep *endpoint) {
+	_, _, since, ok := b.nextFragment(ep)
+	if ep.deleted {
+		ok = false
+	}
+	s := b.sched[ep.farInstance]
+	switch {
+	case ok && ep.scheduled:
+		if since != ep.readySince {
+			ep.readySince = since
+			s.fix(ep)
+		}
+	case ok:
+		ep.readySince = since
+		ep.scheduled = true
+		s.push(ep)
+	case ep.scheduled:
+		ep.scheduled = false
+		s.remove(ep)
 	}
 }
 
@@ -194,13 +234,16 @@ func (b *Broker) pump(now time.Duration) {
 			if ep.deleted || ep.out == nil {
 				continue
 			}
-			c := b.conns[ep.farInstance]
-			if !b.ready(now, c) {
-				c.waiting = append(c.waiting, ep) // still marked inTransmitter: parked
-				continue
-			}
 			ep.out.inTransmitter = false
 			b.transmitEndpoint(now, ep)
+		}
+		for peer, s := range b.sched {
+			if s.size == 0 {
+				continue
+			}
+			if c := b.conns[peer]; !c.busy && b.ready(now, c) {
+				b.fillBlock(now, c, s)
+			}
 		}
 		b.flushBlocks()
 		if self := b.conns[b.id]; len(self.acksOwed) > 0 || len(self.orphanAcks) > 0 {
@@ -213,6 +256,32 @@ func (b *Broker) pump(now time.Duration) {
 		b.selfPackets = slices.Delete(b.selfPackets, 0, 1)
 		b.receivePacket(now, &p)
 	}
+}
+
+// fillBlock fills one block towards c's peer in scheduling order (G-10, G-11): one fragment
+// per decision, until the block is full and leaves, or no dialog has anything due.
+func (b *Broker) fillBlock(now time.Duration, c *connection, s *scheduler) {
+	for !c.busy {
+		ep := s.pick(&b.cfg, now)
+		if ep == nil {
+			return
+		}
+		if b.onPick != nil {
+			b.onPick(now, c.peer, ep)
+		}
+		b.sendNext(now, ep)
+		b.reschedule(ep)
+	}
+}
+
+// WireFree is the input for the link towards peer having serialised the last packet the
+// broker gave it: the connection may carry the next block (G-10: one block in flight per
+// connection direction). Until then the scheduler keeps choosing among everything that
+// waits, so that a block is filled with what is most urgent when the wire frees.
+func (b *Broker) WireFree(now time.Duration, peer InstanceID) {
+	b.now = now
+	b.conns[peer].busy = false
+	b.pump(now)
 }
 
 // TimerFired is the input for a timer the broker asked for.

@@ -33,6 +33,12 @@ type Config struct {
 	// ClosedTargetRetention is how long a closed target endpoint is kept, so that a late
 	// duplicate of the first message cannot create a second one (G-16: 30 min).
 	ClosedTargetRetention time.Duration
+	// StarvationAgingStep raises a dialog's effective transmit level by one for every step
+	// its oldest pending fragment has waited, up to StarvationAgingCap (G-11: 10 s, 10).
+	// StarvationAgingOff turns this starvation prevention off.
+	StarvationAgingStep time.Duration
+	StarvationAgingCap  PriorityLevel
+	StarvationAgingOff  bool
 }
 
 // DefaultConfig returns the specification's proposed defaults.
@@ -49,6 +55,8 @@ func DefaultConfig() Config {
 		ConnectionIdleClose:     90 * time.Second,
 		TransmissionObjectBytes: 1024,
 		ClosedTargetRetention:   30 * time.Minute,
+		StarvationAgingStep:     10 * time.Second,
+		StarvationAgingCap:      10,
 	}
 }
 
@@ -76,6 +84,10 @@ func (c Config) WithDefaults() Config {
 	setDur(&c.ConnectionIdleClose, d.ConnectionIdleClose)
 	setInt(&c.TransmissionObjectBytes, d.TransmissionObjectBytes)
 	setDur(&c.ClosedTargetRetention, d.ClosedTargetRetention)
+	setDur(&c.StarvationAgingStep, d.StarvationAgingStep)
+	if c.StarvationAgingCap == 0 {
+		c.StarvationAgingCap = d.StarvationAgingCap
+	}
 	return c
 }
 
@@ -101,6 +113,7 @@ func (c Config) Validate() error {
 	}{
 		{"RetryIntervalMin", c.RetryIntervalMin}, {"RetryIntervalMax", c.RetryIntervalMax}, {"AckDelay", c.AckDelay},
 		{"ConnectionIdleClose", c.ConnectionIdleClose}, {"ClosedTargetRetention", c.ClosedTargetRetention},
+		{"StarvationAgingStep", c.StarvationAgingStep},
 	}
 	for _, f := range durs {
 		if f.v < 0 {
@@ -116,6 +129,12 @@ func (c Config) Validate() error {
 	if c.ClosedTargetRetention < 2*c.RetryIntervalMax {
 		return fmt.Errorf("broker config: ClosedTargetRetention %v is below twice RetryIntervalMax %v: a retried fragment could outlive a closed target and create a second one",
 			c.ClosedTargetRetention, c.RetryIntervalMax)
+	}
+	if c.StarvationAgingCap > 10 {
+		return fmt.Errorf("broker config: StarvationAgingCap %d is above 10", c.StarvationAgingCap)
+	}
+	if !c.StarvationAgingOff && c.StarvationAgingStep == 0 {
+		return fmt.Errorf("broker config: StarvationAgingStep is zero with aging on")
 	}
 	if c.FragmentSize > 1<<30 {
 		return fmt.Errorf("broker config: FragmentSize %d is above 1 GiB", c.FragmentSize)

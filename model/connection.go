@@ -31,8 +31,9 @@ type connection struct {
 	connectDelay time.Duration
 	lastActivity time.Duration
 	idleArmed    bool
-	// waiting endpoints have fragments to send and wait for the connection to log in.
-	waiting []*endpoint
+	// busy is set while a block is on the wire, until WireFree: one block in flight per
+	// connection direction (G-10).
+	busy bool
 	// block is the open block of fragments towards the peer (G-10), when blockOpen; listed
 	// is true while the peer is in the broker's list of open blocks.
 	block      Packet
@@ -102,13 +103,6 @@ func (b *Broker) logIn(now time.Duration, c *connection, accept bool) {
 		c.idleArmed = true
 		b.timer(now+b.cfg.ConnectionIdleClose, TimerIdle, uint64(c.peer))
 	}
-	// What waited for the connection goes now, whoever opened it.
-	for _, ep := range c.waiting {
-		ep.out.inTransmitter = false
-		b.makeReady(ep)
-	}
-	clear(c.waiting)
-	c.waiting = c.waiting[:0]
 }
 
 // connected handles the connect timer: the connection logs in and what waited goes out.
@@ -197,6 +191,7 @@ func (b *Broker) sendBlock(c *connection) {
 	}
 	p := c.block
 	c.block, c.blockBytes, c.blockOpen = Packet{}, 0, false
+	c.busy = c.peer != b.id
 	b.transmit(c, &p)
 }
 

@@ -183,6 +183,10 @@ func (b *Broker) delete(ep *endpoint) {
 		return
 	}
 	ep.deleted = true
+	if ep.scheduled {
+		ep.scheduled = false
+		b.sched[ep.farInstance].remove(ep)
+	}
 	if ep.hasTO {
 		ep.hasTO = false
 		b.transmissionObjects--

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -8,16 +9,25 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// dropFromA returns a filter that drops the packets A sends whose numbers are listed.
+// dropFromA returns a filter that loses the first transmission of each listed message A
+// sends (by sequence number), whatever packet carries it.
 func dropFromA(numbers ...int) func(p *Packet, n int) action {
+	lost := map[SequenceNumber]bool{}
 	return func(p *Packet, n int) action {
 		if p.From != instA {
 			return deliver
 		}
-		for _, x := range numbers {
-			if n == x {
-				return drop
+		// Lose the first copy of each numbered message, whatever block carries it: blocks
+		// gather the messages sent while the wire was busy (G-10).
+		p.Fragments = slices.DeleteFunc(p.Fragments, func(f Fragment) bool {
+			if !slices.Contains(numbers, int(f.Sequence)) || lost[f.Sequence] {
+				return false
 			}
+			lost[f.Sequence] = true
+			return true
+		})
+		if len(p.Fragments) == 0 && len(p.Acks) == 0 {
+			return drop
 		}
 		return deliver
 	}
@@ -134,9 +144,13 @@ func TestDLG9_EndWithErrorOvertakesMissingMessages(t *testing.T) {
 			w := newWorld(t, Config{})
 			d := establish(w)
 			w.filter = tt.filter
+			// Each request leaves in a block of its own: the wire frees between them (G-10).
 			require.NoError(t, d.sendRequest()) // packet 1: arrives
+			w.runUntil(w.now)
 			require.NoError(t, d.sendRequest()) // packet 2
+			w.runUntil(w.now)
 			require.NoError(t, d.sendRequest()) // packet 3
+			w.runUntil(w.now)
 			endAt := w.now
 			require.NoError(t, d.endInitiator(EndOptions{WithError: true, ErrorCode: 42}))
 			// Requests 1 to 3 are sent and not yet acknowledged: END WITH ERROR drops them all.

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -137,8 +138,17 @@ func (w *world) push(p pending) {
 func (w *world) drain(i InstanceID) {
 	b := w.brokers[i]
 	e := b.Effects()
+	freed := map[InstanceID]bool{}
 	for _, p := range e.Transmit {
 		w.route(p)
+		freed[p.To] = true
+	}
+	// The harness's wire has no bandwidth limit: it is free again at once (G-10).
+	for _, to := range slices.Sorted(maps.Keys(freed)) {
+		w.at(w.now, func() {
+			b.WireFree(w.now, to)
+			w.drain(i)
+		})
 	}
 	for _, tm := range e.Timers {
 		w.push(pending{at: tm.At, to: i, timer: &tm})

@@ -177,6 +177,7 @@ func (b *Broker) dropRows(now time.Duration, ep *endpoint, reason Reason) {
 	}
 	o.trimHead()
 	o.inFlight, o.resend = 0, 0
+	b.makeReady(ep) // nothing is left to send: out of the scheduler
 }
 
 // removeRow deletes one row from the transmission queue and traces why (INV-3).
@@ -187,53 +188,85 @@ func (b *Broker) removeRow(now time.Duration, ep *endpoint, r *txqRow, reason Re
 		Sequence: r.seq, MessageType: r.msgType, Reason: reason})
 }
 
-// transmitEndpoint puts the endpoint's fragments that are due into blocks: retransmissions
-// first, then fragments never sent, within the dialog's send window (G-11).
+// transmitEndpoint sends every fragment of a same-instance dialog that is due: direct
+// delivery ignores levels (PRI-13). A same-instance SEND to an OFF queue waits in the
+// transmission queue until ALTER QUEUE sets it ON (TXQ-2, G-18).
 func (b *Broker) transmitEndpoint(now time.Duration, ep *endpoint) {
 	o := ep.out
-	if ep.local {
-		// A same-instance SEND to an OFF queue waits in the transmission queue until ALTER
-		// QUEUE sets it ON (TXQ-2, G-18).
-		if q := b.queues[b.cat.Services[ep.farService].Queue]; q.status == QueueOff {
-			if !o.held {
-				o.held = true
-				q.heldSenders = append(q.heldSenders, ep)
-			}
-			return
+	if q := b.queues[b.cat.Services[ep.farService].Queue]; q.status == QueueOff {
+		if !o.held {
+			o.held = true
+			q.heldSenders = append(q.heldSenders, ep)
 		}
-		o.held = false
+		return
 	}
-	for i := o.head; i < len(o.rows) && (o.resend > 0 || o.inFlight < b.cfg.SendWindow); i++ {
-		r := &o.rows[i]
-		if r.removed {
+	o.held = false
+	for b.sendNext(now, ep) {
+	}
+}
+
+// nextFragment finds the endpoint's next fragment to send, strictly in (sequence, fragment)
+// order among those due: retransmissions whose back-off expired, and the first fragment
+// never sent while the send and receive windows allow it (G-11, G-21). It also returns
+// when the endpoint's oldest due fragment became due, for the scheduler's aging.
+func (b *Broker) nextFragment(ep *endpoint) (r *txqRow, f int32, since time.Duration, ok bool) {
+	o := ep.out
+	if o == nil {
+		return nil, 0, 0, false
+	}
+	for i := o.head; i < len(o.rows); i++ {
+		row := &o.rows[i]
+		if row.removed {
 			continue
 		}
-		for f := int32(0); f < r.count; f++ {
-			st := r.frag(f)
-			switch {
-			case st.acked:
-				continue
-			case f < r.nextUnsent:
-				if !st.resend {
-					continue
+		if o.resend > 0 {
+			for k := int32(0); k < row.nextUnsent; k++ {
+				if st := row.frag(k); st.resend {
+					due := st.sentAt + b.cfg.retryInterval(st.retries)
+					if !ok {
+						r, f, since, ok = row, k, due, true
+					} else {
+						since = min(since, due)
+					}
 				}
-				st.resend = false
-				o.resend--
-				if st.retries < maxRetries {
-					st.retries++
-				}
-				b.counters.FragmentsRetransmitted++
-			default:
-				if o.inFlight >= b.cfg.SendWindow || b.beyondReceiveWindow(o, r) {
-					return
-				}
-				r.nextUnsent = f + 1
-				o.inFlight++
 			}
-			st.sentAt = now
-			b.emitFragment(now, ep, r, f, st.retries > 0)
+		}
+		if row.nextUnsent < row.count {
+			if o.inFlight < b.cfg.SendWindow && !b.beyondReceiveWindow(o, row) {
+				if !ok {
+					r, f, since, ok = row, row.nextUnsent, row.enqueued, true
+				} else {
+					since = min(since, row.enqueued)
+				}
+			}
+			break // later rows are younger and wait behind this one
 		}
 	}
+	return r, f, since, ok
+}
+
+// sendNext sends the endpoint's next due fragment, if any, and reports whether it did.
+func (b *Broker) sendNext(now time.Duration, ep *endpoint) bool {
+	r, f, _, ok := b.nextFragment(ep)
+	if !ok {
+		return false
+	}
+	o := ep.out
+	st := r.frag(f)
+	if f < r.nextUnsent {
+		st.resend = false
+		o.resend--
+		if st.retries < maxRetries {
+			st.retries++
+		}
+		b.counters.FragmentsRetransmitted++
+	} else {
+		r.nextUnsent = f + 1
+		o.inFlight++
+	}
+	st.sentAt = now
+	b.emitFragment(now, ep, r, f, st.retries > 0)
+	return true
 }
 
 // idleCapacity is the most room an endpoint keeps in its buffers once they are empty.
@@ -364,24 +397,5 @@ func (b *Broker) applyAck(now time.Duration, ep *endpoint, a *Ack) {
 		b.closeEndpoint(now, ep)
 		return
 	}
-	if o.inFlight < b.cfg.SendWindow && b.hasUnsent(ep) {
-		b.makeReady(ep)
-	}
-}
-
-// hasUnsent reports whether the endpoint has fragments never sent or waiting to go again.
-func (b *Broker) hasUnsent(ep *endpoint) bool {
-	o := ep.out
-	if o == nil {
-		return false
-	}
-	if o.resend > 0 {
-		return true
-	}
-	for i := o.head; i < len(o.rows); i++ {
-		if r := &o.rows[i]; !r.removed && r.nextUnsent < r.count {
-			return true
-		}
-	}
-	return false
+	b.makeReady(ep) // the window may have opened, or a fragment waiting to go again was acked
 }

@@ -154,7 +154,10 @@ func (w *world) apply(inst model.InstanceID) {
 		w.observe(&eff.Trace[i])
 	}
 	for _, p := range eff.Transmit {
-		w.links[inst][p.To].Send(p, p.Size())
+		link := w.links[inst][p.To]
+		link.Send(p, p.Size())
+		// Tell the broker when the wire has carried it: one block in flight at a time (G-10).
+		w.e.Schedule(link.WireFreeAt(), wireFreeEvent{w}, uint64(inst)<<16|uint64(p.To))
 	}
 	for _, t := range eff.Timers {
 		w.timers.schedule(inst, t)
@@ -210,6 +213,15 @@ func (s *timerSlab) HandleEvent(i uint64) {
 	s.free = append(s.free, uint32(i))
 	s.w.brokers[slot.inst].TimerFired(s.w.e.Now(), slot.t)
 	s.w.apply(slot.inst)
+}
+
+// wireFreeEvent tells a broker that its link to a peer has serialised what it was given.
+type wireFreeEvent struct{ w *world }
+
+func (e wireFreeEvent) HandleEvent(arg uint64) {
+	inst, peer := model.InstanceID(arg>>16), model.InstanceID(arg&0xffff)
+	e.w.brokers[inst].WireFree(e.w.e.Now(), peer)
+	e.w.apply(inst)
 }
 
 // changeEvent applies one timeline entry.

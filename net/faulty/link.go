@@ -117,6 +117,11 @@ func (l *Link[P]) Config() Config { return l.cfg }
 // Counters returns the link's counters now.
 func (l *Link[P]) Counters() Counters { return l.counters }
 
+// WireFreeAt returns when the wire will have serialised every packet accepted so far: the
+// earliest time a sender that waits for the wire (one block in flight at a time) may send
+// again without queueing behind its own packets. It is never before the current time.
+func (l *Link[P]) WireFreeAt() time.Duration { return max(l.wireFree, l.e.Now()) }
+
 // Send offers a packet of size bytes to the link at the engine's current time. Whether it
 // arrives, when, how often and whether intact is decided here, from the link's streams, in
 // the order packets are sent.

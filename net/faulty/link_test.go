@@ -426,3 +426,19 @@ func TestLinkNameUsedTwiceIsAnError(t *testing.T) {
 	_, err = NewPair(e, "A", "B", PairConfig{}, deliver, deliver)
 	assert.EqualError(t, err, "link A->B: the name is already used by another link of this engine")
 }
+
+func TestWireFreeAtIsWhenTheLastAcceptedPacketIsSerialised(t *testing.T) {
+	e := sim.New(1)
+	link, err := New(e, "A->B", Config{Bandwidth: 1000, LatencyFixed: time.Second}, func(Delivery[int]) {})
+	require.NoError(t, err)
+	assert.Equal(t, time.Duration(0), link.WireFreeAt(), "an idle wire is free now")
+
+	link.Send(1, 500)
+	link.Send(2, 1500)
+	assert.Equal(t, 2*time.Second, link.WireFreeAt(), "2000 bytes at 1000 B/s, latency apart")
+
+	e.Schedule(5*time.Second, sim.HandlerFunc(func(uint64) {
+		assert.Equal(t, 5*time.Second, link.WireFreeAt(), "never before now")
+	}), 0)
+	e.Run(sim.Limits{})
+}
