@@ -98,7 +98,11 @@ type world struct {
 	// change the packet, for instance remove some of its fragments. Nil delivers everything.
 	filter func(p *Packet, n int) action
 	counts map[[2]InstanceID]int
-	sent   []sentPacket
+	// wirePerFragment is how long the wire takes per fragment of a block: the time until
+	// WireFree, so that backlogs build up and the scheduler has choices. Zero frees it at
+	// once.
+	wirePerFragment time.Duration
+	sent            []sentPacket
 	trace  []TraceRecord
 	ready  []QueueID
 	events int
@@ -138,14 +142,14 @@ func (w *world) push(p pending) {
 func (w *world) drain(i InstanceID) {
 	b := w.brokers[i]
 	e := b.Effects()
-	freed := map[InstanceID]bool{}
+	freed := map[InstanceID]time.Duration{}
 	for _, p := range e.Transmit {
 		w.route(p)
-		freed[p.To] = true
+		freed[p.To] += w.wirePerFragment * time.Duration(len(p.Fragments))
 	}
-	// The harness's wire has no bandwidth limit: it is free again at once (G-10).
+	// The wire is free again once it has carried the packets (G-10).
 	for _, to := range slices.Sorted(maps.Keys(freed)) {
-		w.at(w.now, func() {
+		w.at(w.now+freed[to], func() {
 			b.WireFree(w.now, to)
 			w.drain(i)
 		})
