@@ -103,9 +103,9 @@ type world struct {
 	// once.
 	wirePerFragment time.Duration
 	sent            []sentPacket
-	trace  []TraceRecord
-	ready  []QueueID
-	events int
+	trace           []TraceRecord
+	ready           []QueueID
+	events          int
 }
 
 // newWorld builds one broker per instance of the test catalog, with tracing on.
