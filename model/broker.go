@@ -208,10 +208,8 @@ func (b *Broker) reschedule(ep *endpoint) {
 		}
 	case ok:
 		ep.readySince = since
-		ep.scheduled = true
 		s.push(ep)
 	case ep.scheduled:
-		ep.scheduled = false
 		s.remove(ep)
 	}
 }

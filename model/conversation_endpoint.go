@@ -52,13 +52,13 @@ type endpoint struct {
 	// txLevel is the level its messages leave at, latched when its backlog goes from empty
 	// to non-empty (G-26).
 	txLevel PriorityLevel
-	// While scheduled, the endpoint waits in its destination's scheduler, at level
-	// schedLevel and index schedIndex of that level's heap; readySince is when its oldest
-	// pending fragment became pending.
-	scheduled  bool
-	schedLevel uint8
-	schedIndex int32
-	readySince time.Duration
+	// While scheduled, the endpoint waits in its destination's scheduler at level
+	// schedLevel, under the entry of version schedVersion; readySince is when its oldest due
+	// fragment became due.
+	scheduled    bool
+	schedLevel   uint8
+	schedVersion uint32
+	readySince   time.Duration
 	// local is true when the far service is on this instance: messages go straight to the
 	// target queue (TXQ-2).
 	local bool

@@ -184,7 +184,6 @@ func (b *Broker) delete(ep *endpoint) {
 	}
 	ep.deleted = true
 	if ep.scheduled {
-		ep.scheduled = false
 		b.sched[ep.farInstance].remove(ep)
 	}
 	if ep.hasTO {

@@ -3,107 +3,204 @@ package model
 import "time"
 
 // scheduler chooses which dialog sends the next fragment towards one destination instance
-// (PRI-11, G-11). Each dialog waits at its transmit level (G-26), in a heap ordered by how
-// long its oldest pending fragment has waited; a decision looks at the ten heap tops.
+// (PRI-11, G-11). Each dialog waits at its transmit level (G-26), ordered by when its oldest
+// due fragment became due; a decision looks at the ten levels' oldest dialogs.
 //
 // The rule: the highest effective level wins, where the effective level is the transmit
-// level raised by one for every StarvationAgingStep the dialog's oldest pending fragment has
+// level raised by one for every StarvationAgingStep the dialog's oldest due fragment has
 // waited, up to StarvationAgingCap (G-11; without aging, the transmit level). Ties go to the
-// dialog whose oldest pending fragment has waited longest, then to the lower
-// (conversation_id, is_initiator). Inside a dialog fragments go strictly in (sequence,
-// fragment) order. A decision costs O(10 + log n) for n waiting dialogs.
+// dialog that has waited longest, then to the lower (conversation_id, is_initiator). Inside
+// a dialog fragments go strictly in (sequence, fragment) order.
+//
+// A decision costs O(1) amortised, whatever the number of waiting dialogs: a dialog that
+// has just sent becomes the youngest of its level, so almost every insertion goes to the back
+// of a first-in-first-out list kept in key order; only the rare dialog that is older than the
+// youngest already waiting (a retransmission due in the past) goes to a small heap beside
+// it. Entries are never moved: a dialog whose key changes gets a new entry and a new
+// version, and the stale entry is skipped when it reaches the front.
 type scheduler struct {
-	levels [11]dialogHeap // by transmit level; index 0 unused
+	levels [11]levelQueue // by transmit level; index 0 unused
 	size   int
 }
 
-// dialogHeap is a min-heap of endpoints by (readySince, conversation, side). Each endpoint
-// knows its index in it, so that it can be moved or removed in O(log n).
-type dialogHeap []*endpoint
+// schedEntry is one dialog waiting at a level, with the key it was entered under.
+type schedEntry struct {
+	since     time.Duration
+	conv      ConversationID
+	initiator bool
+	version   uint32
+	ep        *endpoint
+}
 
-func before(a, b *endpoint) bool {
-	if a.readySince != b.readySince {
-		return a.readySince < b.readySince
+// before orders entries: the longest waiting first, then (conversation_id, is_initiator).
+func (a *schedEntry) before(b *schedEntry) bool {
+	if a.since != b.since {
+		return a.since < b.since
 	}
 	if a.conv != b.conv {
 		return a.conv < b.conv
 	}
-	return a.isInitiator && !b.isInitiator
+	return a.initiator && !b.initiator
 }
 
-func (h dialogHeap) up(i int) {
+// stale reports whether the entry no longer stands for its dialog.
+func (a *schedEntry) stale() bool { return !a.ep.scheduled || a.ep.schedVersion != a.version }
+
+// levelQueue holds the dialogs of one level: fifo in key order, from head on, and heap for
+// the entries that arrived out of order.
+type levelQueue struct {
+	fifo []schedEntry
+	head int
+	heap []schedEntry
+	live int
+	// stale counts the entries left behind by removals. A removal of the level's first
+	// dialog, the common case (the dialog just served), takes its entry out at once, so
+	// stale stays zero and a decision reads no dialog at all.
+	stale int
+}
+
+// push enters ep at its transmit level under its current readySince.
+func (s *scheduler) push(ep *endpoint) {
+	l := ep.txLevel.Level()
+	ep.schedLevel = uint8(l)
+	ep.schedVersion++
+	ep.scheduled = true
+	e := schedEntry{since: ep.readySince, conv: ep.conv, initiator: ep.isInitiator, version: ep.schedVersion, ep: ep}
+	q := &s.levels[l]
+	if n := len(q.fifo); n == q.head || !e.before(&q.fifo[n-1]) {
+		q.fifo = append(q.fifo, e)
+	} else {
+		q.heap = append(q.heap, e)
+		heapUp(q.heap, len(q.heap)-1)
+	}
+	q.live++
+	s.size++
+}
+
+// remove takes ep out: at once when it is first of its level, otherwise its entry goes
+// stale and is dropped when it reaches the front.
+func (s *scheduler) remove(ep *endpoint) {
+	q := &s.levels[ep.schedLevel]
+	switch f := q.front(); {
+	case f != nil && f.ep == ep && q.head < len(q.fifo) && f == &q.fifo[q.head]:
+		q.fifo[q.head] = schedEntry{}
+		q.head++
+	case f != nil && f.ep == ep:
+		heapPop(&q.heap)
+	default:
+		q.stale++
+	}
+	ep.scheduled = false
+	ep.schedVersion++
+	q.live--
+	s.size--
+	if q.stale > 64 && q.stale > q.live {
+		q.compact()
+	}
+}
+
+// fix re-enters ep after its readySince changed.
+func (s *scheduler) fix(ep *endpoint) {
+	s.remove(ep)
+	s.push(ep)
+}
+
+// front returns the level's oldest live entry, dropping stale ones on the way, or nil.
+func (q *levelQueue) front() *schedEntry {
+	for q.stale > 0 && q.head < len(q.fifo) && q.fifo[q.head].stale() {
+		q.fifo[q.head] = schedEntry{}
+		q.head++
+		q.stale--
+	}
+	if q.head == len(q.fifo) {
+		q.fifo, q.head = q.fifo[:0], 0
+	} else if q.head > 1024 && q.head > len(q.fifo)/2 {
+		n := copy(q.fifo, q.fifo[q.head:])
+		clear(q.fifo[n:])
+		q.fifo, q.head = q.fifo[:n], 0
+	}
+	for q.stale > 0 && len(q.heap) > 0 && q.heap[0].stale() {
+		heapPop(&q.heap)
+		q.stale--
+	}
+	return q.best()
+}
+
+// best returns the older of the fifo's and the heap's first entries, or nil.
+func (q *levelQueue) best() *schedEntry {
+	var best *schedEntry
+	if q.head < len(q.fifo) {
+		best = &q.fifo[q.head]
+	}
+	if len(q.heap) > 0 && (best == nil || q.heap[0].before(best)) {
+		best = &q.heap[0]
+	}
+	return best
+}
+
+// compact drops every stale entry; the fifo keeps its order and the heap is rebuilt.
+func (q *levelQueue) compact() {
+	fifo := q.fifo[:0]
+	for _, e := range q.fifo[q.head:] {
+		if !e.stale() {
+			fifo = append(fifo, e)
+		}
+	}
+	clear(q.fifo[len(fifo):])
+	q.fifo, q.head = fifo, 0
+	heap := q.heap[:0]
+	for _, e := range q.heap {
+		if !e.stale() {
+			heap = append(heap, e)
+		}
+	}
+	clear(q.heap[len(heap):])
+	q.heap = heap
+	q.stale = 0
+	for i := len(heap)/2 - 1; i >= 0; i-- {
+		heapDown(heap, i)
+	}
+}
+
+func heapUp(h []schedEntry, i int) {
 	for i > 0 {
 		p := (i - 1) / 2
-		if !before(h[i], h[p]) {
+		if !h[i].before(&h[p]) {
 			return
 		}
-		h.swap(i, p)
+		h[i], h[p] = h[p], h[i]
 		i = p
 	}
 }
 
-func (h dialogHeap) down(i int) {
+func heapDown(h []schedEntry, i int) {
 	for {
 		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(h) && before(h[l], h[m]) {
+		if l < len(h) && h[l].before(&h[m]) {
 			m = l
 		}
-		if r < len(h) && before(h[r], h[m]) {
+		if r < len(h) && h[r].before(&h[m]) {
 			m = r
 		}
 		if m == i {
 			return
 		}
-		h.swap(i, m)
+		h[i], h[m] = h[m], h[i]
 		i = m
 	}
 }
 
-func (h dialogHeap) swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].schedIndex, h[j].schedIndex = int32(i), int32(j)
-}
-
-// push adds ep, which must not be in the scheduler, at its transmit level.
-func (s *scheduler) push(ep *endpoint) {
-	l := ep.txLevel.Level()
-	h := s.levels[l]
-	ep.schedLevel = uint8(l)
-	ep.schedIndex = int32(len(h))
-	h = append(h, ep)
-	h.up(len(h) - 1)
-	s.levels[l] = h
-	s.size++
-}
-
-// fix restores the order after ep's readySince changed.
-func (s *scheduler) fix(ep *endpoint) {
-	h := s.levels[ep.schedLevel]
-	i := int(ep.schedIndex)
-	h.up(i)
-	h.down(int(ep.schedIndex))
-}
-
-// remove takes ep out of the scheduler.
-func (s *scheduler) remove(ep *endpoint) {
-	h := s.levels[ep.schedLevel]
-	i, last := int(ep.schedIndex), len(h)-1
-	if i != last {
-		h.swap(i, last)
-	}
-	h[last] = nil
-	h = h[:last]
-	if i != last {
-		h.up(i)
-		h.down(i)
-	}
-	s.levels[ep.schedLevel] = h
-	ep.schedIndex = -1
-	s.size--
+func heapPop(h *[]schedEntry) {
+	old := *h
+	n := len(old) - 1
+	old[0] = old[n]
+	old[n] = schedEntry{}
+	*h = old[:n]
+	heapDown(*h, 0)
 }
 
 // effectiveLevel is a dialog's level for the decision at now: its transmit level, aged by
-// the wait of its oldest pending fragment (G-11).
+// the wait of its oldest due fragment (G-11).
 func effectiveLevel(cfg *Config, level int, readySince, now time.Duration) int {
 	if cfg.StarvationAgingOff || level >= int(cfg.StarvationAgingCap) {
 		return level
@@ -115,18 +212,20 @@ func effectiveLevel(cfg *Config, level int, readySince, now time.Duration) int {
 // pick returns the dialog that sends next, or nil when none waits. It leaves the dialog in
 // the scheduler: the caller sends one fragment, then reschedules it.
 func (s *scheduler) pick(cfg *Config, now time.Duration) *endpoint {
-	var best *endpoint
+	var best *schedEntry
 	bestLevel := 0
 	for l := 10; l >= 1; l-- {
-		h := s.levels[l]
-		if len(h) == 0 {
+		if s.levels[l].live == 0 {
 			continue
 		}
-		top := h[0]
-		eff := effectiveLevel(cfg, l, top.readySince, now)
-		if best == nil || eff > bestLevel || (eff == bestLevel && before(top, best)) {
+		top := s.levels[l].front()
+		eff := effectiveLevel(cfg, l, top.since, now)
+		if best == nil || eff > bestLevel || (eff == bestLevel && top.before(best)) {
 			best, bestLevel = top, eff
 		}
 	}
-	return best
+	if best == nil {
+		return nil
+	}
+	return best.ep
 }
