@@ -264,10 +264,15 @@ func (b *Broker) fillBlock(now time.Duration, c *connection, s *scheduler) {
 		if ep == nil {
 			return
 		}
+		r, f, _, _ := b.nextFragment(ep)
+		if size := fragmentHeaderBytes + int(fragmentBytes(r.bytes, b.cfg.FragmentSize, f)); c.blockOpen && c.blockBytes+size > b.cfg.BlockBytesMax {
+			b.sendBlock(c) // full: the fragment goes first in the next block, once the wire is free
+			return
+		}
 		if b.onPick != nil {
 			b.onPick(now, c.peer, ep)
 		}
-		b.sendNext(now, ep)
+		b.sendFragment(now, ep, r, f)
 		b.reschedule(ep)
 	}
 }

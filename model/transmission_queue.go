@@ -248,9 +248,14 @@ func (b *Broker) nextFragment(ep *endpoint) (r *txqRow, f int32, since time.Dura
 // sendNext sends the endpoint's next due fragment, if any, and reports whether it did.
 func (b *Broker) sendNext(now time.Duration, ep *endpoint) bool {
 	r, f, _, ok := b.nextFragment(ep)
-	if !ok {
-		return false
+	if ok {
+		b.sendFragment(now, ep, r, f)
 	}
+	return ok
+}
+
+// sendFragment sends fragment f of row r, which nextFragment chose.
+func (b *Broker) sendFragment(now time.Duration, ep *endpoint, r *txqRow, f int32) {
 	o := ep.out
 	st := r.frag(f)
 	if f < r.nextUnsent {
@@ -266,7 +271,6 @@ func (b *Broker) sendNext(now time.Duration, ep *endpoint) bool {
 	}
 	st.sentAt = now
 	b.emitFragment(now, ep, r, f, st.retries > 0)
-	return true
 }
 
 // idleCapacity is the most room an endpoint keeps in its buffers once they are empty.

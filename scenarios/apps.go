@@ -33,9 +33,12 @@ type workloadRun struct {
 type dialogApp struct {
 	wl        *workloadRun
 	initiator model.ConversationHandle
-	sent      int
-	replies   int
-	ended     bool
+	// The two endpoints' levels, for metrics by level: the initiator's from BEGIN DIALOG,
+	// the target's from the first message it received.
+	initiatorLevel, targetLevel model.PriorityLevel
+	sent                        int
+	replies                     int
+	ended                       bool
 }
 
 // beginNext is the argument of a workload event that begins the next dialog; any other
@@ -78,7 +81,7 @@ func (wl *workloadRun) begin() {
 	} else {
 		wl.begun++
 		ep, _ := b.Endpoint(h)
-		d := &dialogApp{wl: wl, initiator: h}
+		d := &dialogApp{wl: wl, initiator: h, initiatorLevel: ep.Priority, targetLevel: model.DefaultPriority}
 		w.dialogs[ep.ConversationID] = d
 		wl.dialogs = append(wl.dialogs, d)
 		wl.sendNext(d, len(wl.dialogs)-1)
@@ -182,11 +185,26 @@ func (r *queueReader) HandleEvent(uint64) {
 	for _, m := range batch {
 		if m.MessageType > model.DialogTimerMessageType { // user messages only
 			w.latency.record(m.EnqueuedAt - m.SentAt)
+			w.levels[r.senderLevel(m)].add(m)
 		}
 	}
 	w.apply(r.inst)
 	r.scheduled = true
 	w.e.After(busy, r, 0)
+}
+
+// senderLevel is the level of the endpoint that sent m, which the receiving broker does not
+// know (levels are never transmitted, PRI-5): the applications remember both endpoints'.
+func (r *queueReader) senderLevel(m model.ReceivedMessage) int {
+	d := r.w.dialogs[m.ConversationID]
+	if d == nil {
+		return model.DefaultPriority.Level()
+	}
+	if m.ConversationHandle == d.initiator {
+		return d.targetLevel.Level() // a reply, received by the initiator
+	}
+	d.targetLevel = m.Priority // the target endpoint's own level, as RECEIVE reports it
+	return d.initiatorLevel.Level()
 }
 
 // act is what the application does with one received message: end the conversation on an

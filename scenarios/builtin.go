@@ -26,7 +26,7 @@ const DefaultScenario = "lossy-wan"
 
 // builtins returns every built-in scenario, in a fixed order.
 func builtins() []Builtin {
-	return []Builtin{lossyWAN()}
+	return []Builtin{lossyWAN(), priorityFlood()}
 }
 
 // BuiltinNames returns the names of the built-in scenarios.
@@ -99,5 +99,59 @@ func lossyWAN() Builtin {
 			Trace:           true,
 			CheckInvariants: true,
 		},
+	}
+}
+
+// floodConfig is a world of two instances, Headquarters and Branch, over a lossy link of
+// the given bandwidth, where one initiating service per level sends 4 KB orders to one
+// target service: every level offers the same load, and together they offer load times
+// what the link carries. Broker priorities give each initiating service its level, and
+// Headquarters honours them (PRI-12).
+func floodConfig(name string, levels []model.PriorityLevel, bandwidth int64, load float64, arrivals time.Duration) Config {
+	const messageBytes, messages = 4096, 10
+	contract := model.Contract{Name: "//sbsim/Order", Messages: []model.ContractMessage{
+		{MessageType: "//sbsim/OrderRequest", SentBy: model.SentByInitiator}}}
+	types := []model.MessageType{{Name: "//sbsim/OrderRequest"}}
+	hq := model.Database{Name: "Orders", MessageTypes: types, Contracts: []model.Contract{contract},
+		Queues: []model.Queue{{Name: "ReplyQueue"}}, HonorBrokerPriority: true}
+	// Each level's dialogs arrive at a rate that makes its share of the offered load.
+	perLevel := load * float64(bandwidth) / float64(len(levels))
+	interarrival := time.Duration(float64(time.Second) * messageBytes * messages / perLevel)
+	var workloads []Workload
+	for _, l := range levels {
+		svc := fmt.Sprintf("Level%02dService", l)
+		hq.Services = append(hq.Services, model.Service{Name: svc, Queue: "ReplyQueue"})
+		hq.Priorities = append(hq.Priorities, model.BrokerPriority{Name: "level" + svc, LocalService: svc, Level: l})
+		workloads = append(workloads, Workload{Name: fmt.Sprintf("level %d", l), From: svc, To: "WarehouseService",
+			Contract: contract.Name, MessageType: "//sbsim/OrderRequest", Dialogs: int(arrivals / interarrival),
+			Interarrival: sim.ExponentialMean(interarrival), Messages: messages,
+			MessageGap: sim.ExponentialMean(20 * time.Millisecond), Size: FixedSize(messageBytes)})
+	}
+	link := faulty.Config{LatencyFixed: 40 * time.Millisecond, LatencyJitter: sim.ExponentialMean(5 * time.Millisecond),
+		Bandwidth: bandwidth, LossProbability: 0.02, DuplicateProbability: 0.01}
+	return Config{
+		Name: name,
+		Instances: []model.Instance{
+			{Name: "Headquarters", Databases: []model.Database{hq}},
+			{Name: "Branch", Databases: []model.Database{{Name: "Warehouse", MessageTypes: types,
+				Contracts: []model.Contract{contract}, Queues: []model.Queue{{Name: "WarehouseQueue"}},
+				Services: []model.Service{{Name: "WarehouseService", Queue: "WarehouseQueue", Contracts: []string{contract.Name}}}}}},
+		},
+		Links:           []Link{{A: "Headquarters", B: "Branch", PairConfig: faulty.PairConfig{AToB: link, BToA: link}}},
+		Workloads:       workloads,
+		MaxTime:         24 * time.Hour,
+		MaxEvents:       20_000_000,
+		CheckInvariants: true,
+	}
+}
+
+// priorityFlood is levels 10, 5 and 1 sharing a lossy 2 Mbit/s link they overload by a
+// fifth for a minute, then the backlog drains.
+func priorityFlood() Builtin {
+	return Builtin{
+		Name: "priority-flood",
+		Description: "levels 10, 5 and 1 share a lossy 2 Mbit/s link (2% loss, 1% duplication) and " +
+			"overload it by 20% for a minute; HONOR_BROKER_PRIORITY is ON, aging on",
+		Config: floodConfig("priority-flood", []model.PriorityLevel{10, 5, 1}, 250_000, 1.2, time.Minute),
 	}
 }

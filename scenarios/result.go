@@ -28,6 +28,9 @@ type Result struct {
 	// Latency is from SEND commit to the message becoming receivable at the target, over
 	// the messages RECEIVE returned.
 	Latency LatencySummary
+	// Levels breaks the user messages RECEIVE returned down by the level of the endpoint
+	// that sent them, highest first, for the levels that carried any.
+	Levels []LevelResult
 	// Conversations has one row per dialog when Config.Trace is on.
 	Conversations []ConversationResult
 	// StatementErrors counts statements the applications issued that failed unexpectedly;
@@ -170,7 +173,7 @@ func (w *world) countConversation(r *model.TraceRecord) {
 // result collects the plain data of the world after its run.
 func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 	res := &Result{Name: w.cfg.Name, Seed: seed, StopReason: reason, EndTime: w.e.Now(), Events: w.e.Fired(),
-		Latency: w.latency.summary(), StatementErrors: w.statementErrors, FirstStatementError: w.firstStatementError, Violation: w.violation, Trace: w.trace}
+		Latency: w.latency.summary(), Levels: w.levelResults(), StatementErrors: w.statementErrors, FirstStatementError: w.firstStatementError, Violation: w.violation, Trace: w.trace}
 	for i, b := range w.brokers {
 		ir := InstanceResult{Name: w.cat.Instances[i].Name, Counters: b.Counters(),
 			TransmissionQueueRows: len(b.TransmissionQueue()), TransmissionObjectBytes: b.TransmissionObjectBytes(),
@@ -218,4 +221,51 @@ func summarize(samples []time.Duration) LatencySummary {
 	}
 	return LatencySummary{Count: int64(len(samples)), Mean: sum / time.Duration(len(samples)),
 		P50: rank(0.5), P90: rank(0.9), P99: rank(0.99), Max: samples[len(samples)-1]}
+}
+
+// LevelResult is what the messages sent at one priority level went through.
+type LevelResult struct {
+	Level    int
+	Messages int64
+	Bytes    int64
+	// Share is this level's part of all the bytes delivered.
+	Share float64
+	// Latency is from SEND commit to ready at the target; its Max is the longest wait of
+	// any message of the level.
+	Latency LatencySummary
+}
+
+// levelStats collects one level's messages.
+type levelStats struct {
+	latency *latencyRecorder
+	bytes   int64
+}
+
+func (s *levelStats) add(m model.ReceivedMessage) {
+	if s.latency == nil {
+		s.latency = newLatencyRecorder()
+	}
+	s.latency.record(m.EnqueuedAt - m.SentAt)
+	s.bytes += m.Bytes
+}
+
+// levelResults returns the levels that carried messages, highest first.
+func (w *world) levelResults() []LevelResult {
+	var total int64
+	for _, s := range w.levels {
+		total += s.bytes
+	}
+	var out []LevelResult
+	for l := 10; l >= 1; l-- {
+		s := w.levels[l]
+		if s.latency == nil {
+			continue
+		}
+		r := LevelResult{Level: l, Messages: s.latency.h.TotalCount(), Bytes: s.bytes, Latency: s.latency.summary()}
+		if total > 0 {
+			r.Share = float64(s.bytes) / float64(total)
+		}
+		out = append(out, r)
+	}
+	return out
 }

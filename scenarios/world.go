@@ -30,6 +30,7 @@ type world struct {
 	trace     []model.TraceRecord
 	convStats map[model.ConversationID]*conversationStats
 	latency   *latencyRecorder
+	levels    [11]levelStats // by the sending endpoint's level
 	// statementErrors counts statements the applications issued that failed unexpectedly;
 	// firstStatementError describes the first.
 	statementErrors     int64

@@ -81,6 +81,16 @@ func printDialogResults(w io.Writer, res *scenarios.Result) {
 	l := res.Latency
 	fmt.Fprintf(w, "  all user messages received: %d, mean %s, p50 %s, p90 %s, p99 %s, max %s\n",
 		l.Count, ms(l.Mean), ms(l.P50), ms(l.P90), ms(l.P99), ms(l.Max))
+
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "priority levels (of the sending endpoint; latency from SEND commit to ready at the target):")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "level\tmessages\tshare\tmean\tp50\tp90\tp99\tmax\t")
+	for _, lv := range res.Levels {
+		fmt.Fprintf(tw, "%d\t%d\t%.1f%%\t%s\t%s\t%s\t%s\t%s\t\n", lv.Level, lv.Messages, 100*lv.Share,
+			ms(lv.Latency.Mean), ms(lv.Latency.P50), ms(lv.Latency.P90), ms(lv.Latency.P99), ms(lv.Latency.Max))
+	}
+	tw.Flush()
 	for _, wl := range res.Workloads {
 		fmt.Fprintf(w, "  workload %s: %d dialogs begun, %d ended, %d messages sent, %d replies received\n",
 			wl.Name, wl.DialogsBegun, wl.DialogsEnded, wl.MessagesSent, wl.RepliesReceived)
