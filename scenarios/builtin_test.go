@@ -19,8 +19,11 @@ func TestEveryBuiltinRunsCleanlyOnSeveralSeeds(t *testing.T) {
 			assert.Nil(t, res.Violation, "%s seed %d", name, seed)
 			assert.Equal(t, sim.Drained, res.StopReason, "%s seed %d", name, seed)
 			assert.Zero(t, res.StatementErrors, "%s seed %d", name, seed)
-			for _, w := range res.Workloads {
-				assert.Equal(t, w.MessagesSent, w.RepliesReceived, "%s seed %d workload %s", name, seed, w.Name)
+			for i, w := range res.Workloads {
+				assert.Equal(t, w.DialogsBegun, w.DialogsEnded, "%s seed %d workload %s", name, seed, w.Name)
+				if b.Config.Workloads[i].Replies {
+					assert.Equal(t, w.MessagesSent, w.RepliesReceived, "%s seed %d workload %s", name, seed, w.Name)
+				}
 			}
 		}
 	}
