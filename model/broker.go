@@ -272,6 +272,9 @@ func (b *Broker) fillBlock(now time.Duration, c *connection, s *scheduler) {
 		if b.onPick != nil {
 			b.onPick(now, c.peer, ep)
 		}
+		if b.tracing {
+			b.traceDecision(now, c.peer, s, ep)
+		}
 		b.sendFragment(now, ep, r, f)
 		b.reschedule(ep)
 	}
@@ -357,4 +360,12 @@ func (b *Broker) TransmissionQueue() []TransmissionQueueRow {
 			cmp.Compare(x.MessageSequenceNumber, y.MessageSequenceNumber))
 	})
 	return rows
+}
+
+// traceDecision records a scheduling decision for the online checkers: the chosen dialog's
+// level and effective level, and the best effective level waiting.
+func (b *Broker) traceDecision(now time.Duration, peer InstanceID, s *scheduler, ep *endpoint) {
+	b.trace(TraceRecord{At: now, Kind: TraceScheduled, Peer: peer, Conversation: ep.conv, FromInitiator: ep.isInitiator,
+		Priority: ep.priority, Effective: uint8(effectiveLevel(&b.cfg, ep.txLevel.Level(), ep.readySince, now)),
+		BestWaiting: uint8(s.bestWaiting(&b.cfg, now))})
 }

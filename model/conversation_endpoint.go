@@ -138,6 +138,6 @@ func (b *Broker) setState(now time.Duration, ep *endpoint, to EndpointState) {
 		return
 	}
 	b.trace(TraceRecord{At: now, Kind: TraceStateChanged, Conversation: ep.conv, FromInitiator: ep.isInitiator,
-		From: ep.state, To: to})
+		From: ep.state, To: to, Priority: ep.priority})
 	ep.state = to
 }

@@ -209,6 +209,19 @@ func effectiveLevel(cfg *Config, level int, readySince, now time.Duration) int {
 	return min(raised, int(cfg.StarvationAgingCap))
 }
 
+// bestWaiting returns the highest effective level of any dialog waiting, computed from each
+// level's oldest dialog apart from pick's comparisons, for the online check of PRI-15(a)
+// and G-11.
+func (s *scheduler) bestWaiting(cfg *Config, now time.Duration) int {
+	best := 0
+	for l := 1; l <= 10; l++ {
+		if s.levels[l].live > 0 {
+			best = max(best, effectiveLevel(cfg, l, s.levels[l].front().since, now))
+		}
+	}
+	return best
+}
+
 // pick returns the dialog that sends next, or nil when none waits. It leaves the dialog in
 // the scheduler: the caller sends one fragment, then reschedules it.
 func (s *scheduler) pick(cfg *Config, now time.Duration) *endpoint {

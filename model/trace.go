@@ -34,10 +34,15 @@ const (
 	TraceStateChanged
 	// TraceAckSent: a dedicated acknowledgement left.
 	TraceAckSent
+	// TraceScheduled: the transmission scheduler chose the dialog for the next fragment
+	// towards Peer; Priority is the endpoint's level, Effective its effective transmit level
+	// (G-11) and BestWaiting the highest effective level of any dialog waiting for that
+	// destination, computed apart.
+	TraceScheduled
 )
 
 var traceKindNames = [...]string{"", "sent", "fragment-sent", "fragment-stored", "fragment-duplicate",
-	"fragment-discarded", "packet-corrupt", "ready", "received", "row-removed", "state", "ack-sent"}
+	"fragment-discarded", "packet-corrupt", "ready", "received", "row-removed", "state", "ack-sent", "scheduled"}
 
 func (k TraceKind) String() string {
 	if int(k) < len(traceKindNames) && k != 0 {
@@ -108,6 +113,10 @@ type TraceRecord struct {
 	Reason        Reason
 	From, To      EndpointState // TraceStateChanged
 	SentAt        time.Duration // TraceMessageReady and TraceMessageReceived: when it was sent
+	// Priority is the endpoint's level (TraceStateChanged, TraceScheduled); Effective and
+	// BestWaiting are levels of a scheduling decision (TraceScheduled).
+	Priority               PriorityLevel
+	Effective, BestWaiting uint8
 }
 
 // String renders the record on one line, as golden traces hold it.
@@ -129,6 +138,9 @@ func (r TraceRecord) String() string {
 		return fmt.Sprintf("%s %s %v→%v", s, side, r.From, r.To)
 	case TracePacketCorrupt, TraceAckSent:
 		return fmt.Sprintf("%s peer=i%d", s, r.Peer)
+	case TraceScheduled:
+		return fmt.Sprintf("%s %s peer=i%d level=%d effective=%d best-waiting=%d", s, dir, r.Peer, r.Priority.Level(),
+			r.Effective, r.BestWaiting)
 	case TraceFragmentSent, TraceFragmentStored, TraceFragmentDuplicate, TraceFragmentDiscarded:
 		s = fmt.Sprintf("%s %s seq=%d frag=%d", s, dir, r.Sequence, r.Fragment)
 	default:

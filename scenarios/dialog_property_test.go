@@ -67,9 +67,12 @@ type worldSpec struct {
 	QueueFlip     bool // a target queue switched OFF, then ON again
 	Replies       bool
 	EndWithError  bool
-	SendWindow    int // fragments in flight per dialog (G-11)
-	ReceiveWindow int // messages held out of order (G-21)
-	LifetimeMs    int // each dialog's LIFETIME; none when not positive (DLG-5)
+	SendWindow    int  // fragments in flight per dialog (G-11)
+	ReceiveWindow int  // messages held out of order (G-21)
+	LifetimeMs    int  // each dialog's LIFETIME; none when not positive (DLG-5)
+	Honor         bool // HONOR_BROKER_PRIORITY in every database, each service at a random level
+	AgingMs       int  // StarvationAgingStep; 0 turns aging off (G-11)
+	BandwidthKB   int  // per direction; small values make backlogs the scheduler orders
 }
 
 func (s worldSpec) String() string {
@@ -85,18 +88,26 @@ func (s worldSpec) config() Config {
 	contract := model.Contract{Name: "C", Messages: []model.ContractMessage{
 		{MessageType: "Request", SentBy: model.SentByInitiator}, {MessageType: "Reply", SentBy: model.SentByTarget}}}
 	cfg := Config{Name: "property", CheckInvariants: true, MaxEvents: 5_000_000,
-		Broker: model.Config{FragmentSize: 512, SendWindow: s.SendWindow, ReceiveWindow: s.ReceiveWindow}}
+		Broker: model.Config{FragmentSize: 512, SendWindow: s.SendWindow, ReceiveWindow: s.ReceiveWindow,
+			StarvationAgingOff: s.AgingMs == 0, StarvationAgingStep: time.Duration(s.AgingMs) * time.Millisecond}}
+	// Each instance has three services, each at a random level, so that dialogs of several
+	// levels compete for one destination.
+	const servicesPerInstance = 3
+	service := func(i, k int) string { return fmt.Sprintf("SI%d-%d", i, k) }
 	for i := range s.Instances {
 		name := fmt.Sprintf("I%d", i)
-		cfg.Instances = append(cfg.Instances, model.Instance{Name: name, Databases: []model.Database{{
-			Name: "db", MessageTypes: []model.MessageType{{Name: "Request"}, {Name: "Reply"}},
-			Contracts: []model.Contract{contract},
-			Queues:    []model.Queue{{Name: "Q" + name}},
-			Services:  []model.Service{{Name: "S" + name, Queue: "Q" + name, Contracts: []string{"C"}}},
-		}}})
+		db := model.Database{Name: "db", MessageTypes: []model.MessageType{{Name: "Request"}, {Name: "Reply"}},
+			Contracts: []model.Contract{contract}, Queues: []model.Queue{{Name: "Q" + name}}, HonorBrokerPriority: s.Honor}
+		for k := range servicesPerInstance {
+			db.Services = append(db.Services, model.Service{Name: service(i, k), Queue: "Q" + name, Contracts: []string{"C"}})
+			db.Priorities = append(db.Priorities, model.BrokerPriority{Name: "p" + service(i, k), LocalService: service(i, k),
+				Level: model.PriorityLevel(1 + r.IntN(10))})
+		}
+		cfg.Instances = append(cfg.Instances, model.Instance{Name: name, Databases: []model.Database{db}})
 	}
 	link := faulty.Config{LatencyFixed: 5 * time.Millisecond, LatencyJitter: sim.ExponentialMean(time.Duration(s.JitterMs) * time.Millisecond),
-		LossProbability: s.Loss, DuplicateProbability: s.Duplicate, CorruptProbability: s.Corrupt, Bandwidth: 10 << 20}
+		LossProbability: s.Loss, DuplicateProbability: s.Duplicate, CorruptProbability: s.Corrupt,
+		Bandwidth: int64(s.BandwidthKB) << 10}
 	for a := range s.Instances {
 		for b := a + 1; b < s.Instances; b++ {
 			l := Link{A: fmt.Sprintf("I%d", a), B: fmt.Sprintf("I%d", b), PairConfig: faulty.PairConfig{AToB: link, BToA: link}}
@@ -112,7 +123,8 @@ func (s worldSpec) config() Config {
 		n := min(left, 1+r.IntN(s.Conversations))
 		left -= n
 		cfg.Workloads = append(cfg.Workloads, Workload{
-			Name: fmt.Sprintf("w%d", i), From: fmt.Sprintf("SI%d", r.IntN(s.Instances)), To: fmt.Sprintf("SI%d", r.IntN(s.Instances)),
+			Name: fmt.Sprintf("w%d", i), From: service(r.IntN(s.Instances), r.IntN(servicesPerInstance)),
+			To:       service(r.IntN(s.Instances), r.IntN(servicesPerInstance)),
 			Contract: "C", MessageType: "Request", ReplyType: "Reply",
 			Dialogs: n, Interarrival: sim.ExponentialMean(50 * time.Millisecond), Messages: s.Messages,
 			MessageGap: sim.UniformBetween(0, 10*time.Millisecond),
@@ -147,6 +159,9 @@ func genWorldSpec() gopter.Gen {
 		"SendWindow":    gen.IntRange(1, 64),
 		"ReceiveWindow": gen.IntRange(1, 64),
 		"LifetimeMs":    gen.IntRange(-90000, 30000), // none three times in four
+		"Honor":         gen.Bool(),
+		"AgingMs":       gen.IntRange(0, 2000),
+		"BandwidthKB":   gen.IntRange(16, 10240),
 	})
 }
 

@@ -51,7 +51,9 @@ type Checker struct {
 	directions map[direction]*flow
 	// states holds each endpoint's last state, by dialog and side (fromInitiator: the
 	// initiator's endpoint).
-	states        map[direction]model.EndpointState
+	states map[direction]model.EndpointState
+	// levels holds each endpoint's level as created (INV-7).
+	levels        map[direction]model.PriorityLevel
 	conversations map[model.ConversationID]*history
 	violation     *Violation
 }
@@ -108,6 +110,7 @@ func (h *history) list() []model.TraceRecord {
 // New returns a checker that has seen nothing.
 func New() *Checker {
 	return &Checker{directions: map[direction]*flow{}, states: map[direction]model.EndpointState{},
+		levels:        map[direction]model.PriorityLevel{},
 		conversations: map[model.ConversationID]*history{}}
 }
 
@@ -149,6 +152,17 @@ func (c *Checker) check(r model.TraceRecord) (string, string) {
 	switch r.Kind {
 	case model.TraceStateChanged:
 		c.stateChanged(r)
+		return c.level(r)
+	case model.TraceScheduled:
+		if msg, rule := c.level(r); msg != "" {
+			return msg, rule
+		}
+		// PRI-15(a) and G-11: nothing leaves while a dialog of a higher effective level
+		// waits for the same destination (blocks are filled decision by decision).
+		if r.Effective < r.BestWaiting {
+			return fmt.Sprintf("a fragment left at effective level %d towards instance %d while one at level %d waited",
+				r.Effective, r.Peer, r.BestWaiting), "PRI-15"
+		}
 		return "", ""
 	case model.TracePacketCorrupt, model.TraceAckSent:
 		return "", ""
@@ -189,6 +203,19 @@ func (c *Checker) check(r model.TraceRecord) (string, string) {
 					r.Fragment, r.Sequence, r.Reason, s), "INV-3"
 			}
 		}
+	}
+	return "", ""
+}
+
+// level checks that an endpoint keeps the level it was created with (INV-7, PRI-3).
+func (c *Checker) level(r model.TraceRecord) (string, string) {
+	side := direction{r.Conversation, r.FromInitiator}
+	first, ok := c.levels[side]
+	switch {
+	case !ok:
+		c.levels[side] = r.Priority
+	case first != r.Priority:
+		return fmt.Sprintf("the endpoint's level changed from %d to %d", first.Level(), r.Priority.Level()), "INV-7"
 	}
 	return "", ""
 }

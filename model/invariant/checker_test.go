@@ -40,6 +40,14 @@ func targetState(s model.EndpointState) model.TraceRecord {
 	return model.TraceRecord{Kind: model.TraceStateChanged, Conversation: conv, FromInitiator: false, To: s}
 }
 
+func created(level model.PriorityLevel) model.TraceRecord {
+	return model.TraceRecord{Kind: model.TraceStateChanged, Conversation: conv, FromInitiator: true, To: model.StartedOutbound, Priority: level}
+}
+func scheduled(level model.PriorityLevel, effective, best uint8) model.TraceRecord {
+	return model.TraceRecord{Kind: model.TraceScheduled, Conversation: conv, FromInitiator: true, Priority: level,
+		Effective: effective, BestWaiting: best}
+}
+
 // delivered is the clean history of a one-fragment message seq.
 func delivered(seq model.SequenceNumber) []model.TraceRecord {
 	return []model.TraceRecord{sent(seq, 1), stored(seq, 0), ready(seq), removed(seq, model.ReasonAcked), received(seq)}
@@ -80,6 +88,9 @@ func TestCheckerFlagsEachBrokenRule(t *testing.T) {
 			discarded(0, model.ReasonClosedEndpoint)}, "INV-3"},
 		{"G-16: a closed endpoint discards and acks", []model.TraceRecord{targetState(model.Closed), sent(0, 1),
 			discarded(0, model.ReasonClosedEndpoint), removed(0, model.ReasonAcked)}, ""},
+		{"INV-7: an endpoint's level changes", []model.TraceRecord{created(7), scheduled(7, 7, 7), scheduled(8, 8, 8)}, "INV-7"},
+		{"PRI-15: a lower level leaves while a higher one waits", []model.TraceRecord{created(3), scheduled(3, 3, 9)}, "PRI-15"},
+		{"G-11: an aged dialog leaves at its effective level", []model.TraceRecord{created(3), scheduled(3, 10, 10)}, ""},
 		{"a window drop is not an ack", []model.TraceRecord{sent(0, 1), discarded(0, model.ReasonWindow),
 			stored(0, 0), ready(0), removed(0, model.ReasonAcked)}, ""},
 		{"INV-2: one fragment stored twice, another never", []model.TraceRecord{sent(0, 2), stored(0, 0), stored(0, 0)}, "INV-2"},
