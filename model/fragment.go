@@ -19,8 +19,10 @@ type Fragment struct {
 	MessageType  MessageTypeID
 	// ErrorCode is set on Error messages: positive from END WITH ERROR, negative from the broker.
 	ErrorCode int32
-	// SentAt is when the SEND committed; it lets the receiver measure latency.
-	SentAt time.Duration
+	// SentAt is when the SEND committed, and TransmittedAt when the message's first fragment
+	// first left the transmission queue: measurements the receiver reports, like a
+	// timestamp in a header; no broker decision depends on them.
+	SentAt, TransmittedAt time.Duration
 	// The dialog header: the services and contract, and the absolute expiry of the dialog's
 	// lifetime (zero for none). The target creates its endpoint from them (DLG-3).
 	FromService, ToService ServiceID

@@ -13,6 +13,7 @@ type queuedMessage struct {
 	msgType    MessageTypeID
 	bytes      int64
 	sentAt     time.Duration
+	txAt       time.Duration
 	enqueuedAt time.Duration
 	order      int64 // queuing_order
 	errorCode  int32
@@ -47,8 +48,10 @@ type ReceivedMessage struct {
 	MessageType           MessageTypeID
 	Bytes                 int64
 	ErrorCode             int32
-	// SentAt is when the SEND committed on the far side; EnqueuedAt when it became ready.
-	SentAt, EnqueuedAt time.Duration
+	// SentAt is when the SEND committed on the far side, TransmittedAt when the message's
+	// first fragment first left the far side (at once for a same-instance message),
+	// EnqueuedAt when it became ready here.
+	SentAt, TransmittedAt, EnqueuedAt time.Duration
 }
 
 // Statement errors an application sees, as SQL Server raises them. Callers branch on them
@@ -158,7 +161,7 @@ func (b *Broker) received(ep *endpoint, m queuedMessage) ReceivedMessage {
 	return ReceivedMessage{Status: 1, Priority: ep.priority, QueuingOrder: m.order, ConversationGroupID: ep.group,
 		ConversationHandle: ep.handle, ConversationID: ep.conv, MessageSequenceNumber: m.seq, Service: ep.service,
 		Contract: ep.contract, MessageType: m.msgType, Bytes: m.bytes, ErrorCode: m.errorCode,
-		SentAt: m.sentAt, EnqueuedAt: m.enqueuedAt}
+		SentAt: m.sentAt, TransmittedAt: m.txAt, EnqueuedAt: m.enqueuedAt}
 }
 
 func (q *serviceQueue) compact() {

@@ -25,6 +25,7 @@ type partialMessage struct {
 	msgType   MessageTypeID
 	bytes     int64
 	sentAt    time.Duration
+	txAt      time.Duration // when its first fragment first left the sender
 	errorCode int32
 	count     int32
 	got       int32
@@ -81,7 +82,7 @@ func (in *inbound) find(f *Fragment) *partialMessage {
 		return int(m.seq - s)
 	})
 	if !found {
-		m := partialMessage{seq: f.Sequence, msgType: f.MessageType, bytes: f.MessageBytes, sentAt: f.SentAt,
+		m := partialMessage{seq: f.Sequence, msgType: f.MessageType, bytes: f.MessageBytes, sentAt: f.SentAt, txAt: f.TransmittedAt,
 			errorCode: f.ErrorCode, count: f.Count}
 		if f.Count > 1 {
 			m.have = make([]uint64, (f.Count+63)/64)
@@ -189,7 +190,7 @@ func (b *Broker) messageArrived(now time.Duration, ep *endpoint, m *partialMessa
 	if ep.state == StartedInbound {
 		b.setState(now, ep, Conversing)
 	}
-	b.enqueue(now, ep, queuedMessage{seq: m.seq, msgType: m.msgType, bytes: m.bytes, sentAt: m.sentAt,
+	b.enqueue(now, ep, queuedMessage{seq: m.seq, msgType: m.msgType, bytes: m.bytes, sentAt: m.sentAt, txAt: m.txAt,
 		errorCode: m.errorCode}, !ep.isInitiator)
 	switch m.msgType {
 	case EndDialogMessageType:

@@ -39,8 +39,10 @@ type txqRow struct {
 	bytes     int64
 	enqueued  time.Duration
 	errorCode int32
-	count     int32 // fragments
-	acked     int32 // fragments acknowledged
+	// transmitted is when the message's first fragment first left; zero until then.
+	transmitted time.Duration
+	count       int32 // fragments
+	acked       int32 // fragments acknowledged
 	// nextUnsent is the first fragment never sent; fragments before it went at least once.
 	nextUnsent int32
 	removed    bool
@@ -290,10 +292,13 @@ func (b *Broker) beyondReceiveWindow(o *outbound, r *txqRow) bool {
 // emitFragment adds fragment f of row r to the open block towards the far instance, with an
 // acknowledgement riding on it when the endpoint owes one.
 func (b *Broker) emitFragment(now time.Duration, ep *endpoint, r *txqRow, f int32, retry bool) {
+	if r.transmitted == 0 {
+		r.transmitted = max(now, 1) // zero means not yet
+	}
 	frag := Fragment{
 		Conversation: ep.conv, FromInitiator: ep.isInitiator, Sequence: r.seq, Index: f, Count: r.count,
 		Bytes: fragmentBytes(r.bytes, b.cfg.FragmentSize, f), MessageBytes: r.bytes, MessageType: r.msgType,
-		ErrorCode: r.errorCode, SentAt: r.enqueued, Contract: ep.contract, Lifetime: ep.lifetime,
+		ErrorCode: r.errorCode, SentAt: r.enqueued, TransmittedAt: r.transmitted, Contract: ep.contract, Lifetime: ep.lifetime,
 	}
 	if ep.isInitiator {
 		frag.FromService, frag.ToService = ep.service, ep.farService

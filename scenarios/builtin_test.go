@@ -34,3 +34,27 @@ func TestLookupBuiltinRejectsAnUnknownName(t *testing.T) {
 	_, err := LookupBuiltin("nope")
 	assert.ErrorIs(t, err, ErrUnknownScenario)
 }
+
+// Reference: spec PRI-11 and PRI-16 on the built-in priority flood: latency and time in
+// the transmission queue are ordered by level, and the transmission queue's wait is part of
+// the latency.
+func TestPriorityFloodOrdersLatencyByLevel(t *testing.T) {
+	b, err := LookupBuiltin("priority-flood")
+	require.NoError(t, err)
+	for seed := uint64(1); seed <= 2; seed++ {
+		res, err := Run(b.Config, seed)
+		require.NoError(t, err)
+		require.Nil(t, res.Violation)
+		require.Len(t, res.Levels, 3)
+		ten, five, one := res.Levels[0], res.Levels[1], res.Levels[2]
+		require.Equal(t, []int{10, 5, 1}, []int{ten.Level, five.Level, one.Level})
+		assert.Less(t, ten.Latency.P50, five.Latency.P50, "seed %d", seed)
+		assert.Less(t, five.Latency.P50, one.Latency.P50, "seed %d", seed)
+		assert.Less(t, ten.TransmissionQueueWait.Mean, five.TransmissionQueueWait.Mean, "seed %d", seed)
+		assert.Less(t, five.TransmissionQueueWait.Mean, one.TransmissionQueueWait.Mean, "seed %d", seed)
+		for _, l := range res.Levels {
+			assert.LessOrEqual(t, l.TransmissionQueueWait.Mean, l.Latency.Mean, "level %d seed %d", l.Level, seed)
+			assert.Equal(t, int64(1460), l.Messages, "every message arrives, level %d seed %d", l.Level, seed)
+		}
+	}
+}

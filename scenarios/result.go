@@ -233,19 +233,23 @@ type LevelResult struct {
 	// Latency is from SEND commit to ready at the target; its Max is the longest wait of
 	// any message of the level.
 	Latency LatencySummary
+	// TransmissionQueueWait is from SEND commit to the message's first fragment leaving the
+	// sender: the part of the latency the transmission scheduler decides.
+	TransmissionQueueWait LatencySummary
 }
 
 // levelStats collects one level's messages.
 type levelStats struct {
-	latency *latencyRecorder
-	bytes   int64
+	latency, waiting *latencyRecorder
+	bytes            int64
 }
 
 func (s *levelStats) add(m model.ReceivedMessage) {
 	if s.latency == nil {
-		s.latency = newLatencyRecorder()
+		s.latency, s.waiting = newLatencyRecorder(), newLatencyRecorder()
 	}
 	s.latency.record(m.EnqueuedAt - m.SentAt)
+	s.waiting.record(m.TransmittedAt - m.SentAt)
 	s.bytes += m.Bytes
 }
 
@@ -261,7 +265,8 @@ func (w *world) levelResults() []LevelResult {
 		if s.latency == nil {
 			continue
 		}
-		r := LevelResult{Level: l, Messages: s.latency.h.TotalCount(), Bytes: s.bytes, Latency: s.latency.summary()}
+		r := LevelResult{Level: l, Messages: s.latency.h.TotalCount(), Bytes: s.bytes, Latency: s.latency.summary(),
+			TransmissionQueueWait: s.waiting.summary()}
 		if total > 0 {
 			r.Share = float64(s.bytes) / float64(total)
 		}

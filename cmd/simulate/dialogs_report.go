@@ -85,12 +85,14 @@ func printDialogResults(w io.Writer, res *scenarios.Result) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "priority levels (of the sending endpoint; latency from SEND commit to ready at the target):")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "level\tmessages\tshare\tmean\tp50\tp90\tp99\tmax\t")
+	fmt.Fprintln(tw, "level\tmessages\tshare\tmean\tp50\tp90\tp99\tmax\ttxq-mean\ttxq-max\t")
 	for _, lv := range res.Levels {
-		fmt.Fprintf(tw, "%d\t%d\t%.1f%%\t%s\t%s\t%s\t%s\t%s\t\n", lv.Level, lv.Messages, 100*lv.Share,
-			ms(lv.Latency.Mean), ms(lv.Latency.P50), ms(lv.Latency.P90), ms(lv.Latency.P99), ms(lv.Latency.Max))
+		fmt.Fprintf(tw, "%d\t%d\t%.1f%%\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", lv.Level, lv.Messages, 100*lv.Share,
+			ms(lv.Latency.Mean), ms(lv.Latency.P50), ms(lv.Latency.P90), ms(lv.Latency.P99), ms(lv.Latency.Max),
+			ms(lv.TransmissionQueueWait.Mean), ms(lv.TransmissionQueueWait.Max))
 	}
 	tw.Flush()
+	fmt.Fprintln(w, "  share: of the bytes delivered; txq: from SEND commit to the message's first fragment leaving")
 	for _, wl := range res.Workloads {
 		fmt.Fprintf(w, "  workload %s: %d dialogs begun, %d ended, %d messages sent, %d replies received\n",
 			wl.Name, wl.DialogsBegun, wl.DialogsEnded, wl.MessagesSent, wl.RepliesReceived)

@@ -204,7 +204,7 @@ func TestDefaultScenarioPrintsFiguresAndInvariantVerdicts(t *testing.T) {
 		"instances:", "retransmitted", "dup-discarded", "corrupt-discarded",
 		"conversations (both directions", "p50", "p99", "max",
 		"INV-1  ok", "INV-2  ok", "INV-3  ok", "INV-12 ok", "verdict: ok, every invariant held",
-		"engine: drained (no event left)",
+		"engine: drained (no event left)", "priority levels", "txq-mean",
 	} {
 		assert.Contains(t, out, want)
 	}
