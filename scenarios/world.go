@@ -157,8 +157,11 @@ func (w *world) apply(inst model.InstanceID) {
 	for _, p := range eff.Transmit {
 		link := w.links[inst][p.To]
 		link.Send(p, p.Size())
-		// Tell the broker when the wire has carried it: one block in flight at a time (G-10).
-		w.e.Schedule(link.WireFreeAt(), wireFreeEvent{w}, uint64(inst)<<16|uint64(p.To))
+		if len(p.Fragments) > 0 {
+			// Tell the broker when the wire has carried the block: one block in flight at a
+			// time (G-10). Packets of acks alone do not hold the connection.
+			w.e.Schedule(link.WireFreeAt(), wireFreeEvent{w}, uint64(inst)<<16|uint64(p.To))
+		}
 	}
 	for _, t := range eff.Timers {
 		w.timers.schedule(inst, t)
