@@ -65,6 +65,7 @@ const (
 	TimerIdle                           // Key: peer instance
 	TimerLifetime                       // Key: conversation handle
 	TimerRetention                      // Key: conversation handle
+	TimerWireFree                       // Key: peer instance
 )
 
 // Timer asks the world to call TimerFired at At. Timers are never cancelled: one that is no
@@ -239,7 +240,7 @@ func (b *Broker) pump(now time.Duration) {
 			if s.size == 0 {
 				continue
 			}
-			if c := b.conns[peer]; !c.busy && b.ready(now, c) {
+			if c := b.conns[peer]; b.wireFree(now, c) && b.ready(now, c) {
 				b.fillBlock(now, c, s)
 			}
 		}
@@ -264,7 +265,10 @@ func (b *Broker) fillBlock(now time.Duration, c *connection, s *scheduler) {
 		if ep == nil {
 			return
 		}
-		r, f, _, _ := b.nextFragment(ep)
+		r, f, _, ok := b.nextFragment(ep)
+		if !ok {
+			panic(fmt.Sprintf("model: instance %d: dialog %v waits in the scheduler with nothing due at t=%v", b.id, ep.conv, now))
+		}
 		if size := fragmentHeaderBytes + int(fragmentBytes(r.bytes, b.cfg.FragmentSize, f)); c.blockOpen && c.blockBytes+size > b.cfg.BlockBytesMax {
 			b.sendBlock(c) // full: the fragment goes first in the next block, once the wire is free
 			return
@@ -280,14 +284,30 @@ func (b *Broker) fillBlock(now time.Duration, c *connection, s *scheduler) {
 	}
 }
 
-// WireFree is the input for the link towards peer having serialised the last packet the
-// broker gave it: the connection may carry the next block (G-10: one block in flight per
-// connection direction). Until then the scheduler keeps choosing among everything that
-// waits, so that a block is filled with what is most urgent when the wire frees.
-func (b *Broker) WireFree(now time.Duration, peer InstanceID) {
+// WireFreeAt is the input that answers a block (a packet with HoldsConnection): the link
+// towards peer will have carried it, and everything before it, at time at. Until then the
+// connection carries no other block (G-10); what waits meanwhile is chosen when the wire
+// frees, so the block holds what is most urgent then.
+func (b *Broker) WireFreeAt(now time.Duration, peer InstanceID, at time.Duration) {
 	b.now = now
-	b.conns[peer].busy = false
+	c := b.conns[peer]
+	c.busy, c.freeAt = false, at
 	b.pump(now)
+}
+
+// wireFree reports whether the connection may carry a block now. When it may not and
+// blocks wait, a timer wakes the broker when it can.
+func (b *Broker) wireFree(now time.Duration, c *connection) bool {
+	switch {
+	case c.busy:
+		return false // the world has not said yet when the last block will be through
+	case now >= c.freeAt:
+		return true
+	case !c.freeArmed:
+		c.freeArmed = true
+		b.timer(c.freeAt, TimerWireFree, uint64(c.peer))
+	}
+	return false
 }
 
 // TimerFired is the input for a timer the broker asked for.
@@ -310,6 +330,8 @@ func (b *Broker) TimerFired(now time.Duration, t Timer) {
 		}
 	case TimerRetention:
 		b.forgetClosed(now, ConversationHandle(t.Key))
+	case TimerWireFree:
+		b.conns[t.Key].freeArmed = false
 	default:
 		panic(fmt.Sprintf("model: instance %d: timer of unknown kind %d at t=%v", b.id, t.Kind, now))
 	}

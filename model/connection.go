@@ -31,9 +31,12 @@ type connection struct {
 	connectDelay time.Duration
 	lastActivity time.Duration
 	idleArmed    bool
-	// busy is set while a block is on the wire, until WireFree: one block in flight per
-	// connection direction (G-10).
-	busy bool
+	// busy is set when a block leaves, until the world says when the wire will be free
+	// again (WireFreeAt); freeAt is that time. One block is in flight per connection
+	// direction (G-10); freeArmed is set while a TimerWireFree waits for freeAt.
+	busy      bool
+	freeAt    time.Duration
+	freeArmed bool
 	// block is the open block of fragments towards the peer (G-10), when blockOpen; listed
 	// is true while the peer is in the broker's list of open blocks.
 	block      Packet
@@ -191,7 +194,10 @@ func (b *Broker) sendBlock(c *connection) {
 	}
 	p := c.block
 	c.block, c.blockBytes, c.blockOpen = Packet{}, 0, false
-	c.busy = c.peer != b.id
+	if c.peer != b.id {
+		c.busy = true
+		p.HoldsConnection = true
+	}
 	b.transmit(c, &p)
 }
 

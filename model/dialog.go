@@ -148,6 +148,9 @@ func (b *Broker) closeEndpoint(now time.Duration, ep *endpoint) {
 	b.setState(now, ep, Closed)
 	ep.ready = nil
 	ep.discardArrivals = true
+	if ep.scheduled {
+		b.sched[ep.farInstance].remove(ep)
+	}
 	if ep.hasTO {
 		ep.hasTO = false
 		b.transmissionObjects--
@@ -327,8 +330,9 @@ func (b *Broker) createTarget(now time.Duration, from InstanceID, f *Fragment) *
 	}
 	if code != 0 {
 		b.discard(now, f, ReasonTargetRefused)
-		b.addToBlock(from, Fragment{Conversation: f.Conversation, FromInitiator: false, Sequence: Unsequenced,
-			Count: 1, MessageType: ErrorMessageType, ErrorCode: code, SentAt: now})
+		// It goes on its own, like an acknowledgement, outside the blocks and their turn.
+		b.transmit(b.conns[from], &Packet{From: b.id, To: from, Fragments: []Fragment{{Conversation: f.Conversation,
+			FromInitiator: false, Sequence: Unsequenced, Count: 1, MessageType: ErrorMessageType, ErrorCode: code, SentAt: now}}})
 		return nil
 	}
 	ep := &endpoint{

@@ -74,6 +74,9 @@ type Packet struct {
 	From, To  InstanceID
 	Fragments []Fragment
 	Acks      []Ack
+	// HoldsConnection marks a block: the connection carries nothing else until the world
+	// reports, with WireFreeAt, when the wire will have carried it (G-10).
+	HoldsConnection bool
 	// wireBytes caches Size once the broker hands the packet over; it travels with it.
 	wireBytes int
 }

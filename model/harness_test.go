@@ -145,12 +145,15 @@ func (w *world) drain(i InstanceID) {
 	freed := map[InstanceID]time.Duration{}
 	for _, p := range e.Transmit {
 		w.route(p)
-		freed[p.To] += w.wirePerFragment * time.Duration(len(p.Fragments))
+		if p.HoldsConnection {
+			freed[p.To] += w.wirePerFragment * time.Duration(len(p.Fragments))
+		}
 	}
-	// The wire is free again once it has carried the packets (G-10).
+	// The wire is free again once it has carried the block (G-10): the broker is told when.
 	for _, to := range slices.Sorted(maps.Keys(freed)) {
-		w.at(w.now+freed[to], func() {
-			b.WireFree(w.now, to)
+		at := w.now + freed[to]
+		w.at(w.now, func() {
+			b.WireFreeAt(w.now, to, at)
 			w.drain(i)
 		})
 	}

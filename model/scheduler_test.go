@@ -262,3 +262,26 @@ func TestG11_AgingBoundsTheWaitOfALowLevel(t *testing.T) {
 	assert.LessOrEqual(t, aged, time.Millisecond+9*step+320*time.Millisecond, "within one block of reaching 10")
 	assert.Greater(t, sentAt(true), 10*time.Second, "without aging it waits for the flood to pass")
 }
+
+// A target that closes while its EndDialog waits for a retry leaves the scheduler: the
+// wire is slow (10 s a fragment), the retry of the EndDialog queues behind it, and the ack
+// of the first copy closes the endpoint before the wire frees. It used to stay scheduled
+// with nothing due, and the next decision crashed (review finding).
+func TestG16_ClosedTargetLeavesTheScheduler(t *testing.T) {
+	w := newWorld(t, Config{})
+	d := establish(w)
+	w.wirePerFragment = 10 * time.Second
+	w.filter = func(p *Packet, n int) action {
+		if p.From == instA && len(p.Fragments) == 0 {
+			return delayBy(5 * time.Second) // A's acks are slow
+		}
+		return deliver
+	}
+	require.NoError(t, d.endTarget(EndOptions{}))
+	require.NotPanics(t, func() { w.runUntil(w.now + 10*time.Minute) })
+
+	assert.Equal(t, "CD", d.state(false))
+	for _, s := range w.brokers[instB].sched {
+		assert.Zero(t, s.size, "nothing left in B's schedulers")
+	}
+}

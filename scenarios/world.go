@@ -147,29 +147,45 @@ func (w *world) deliverTo(to model.InstanceID) func(faulty.Delivery[model.Packet
 }
 
 // apply carries out what broker asks after an input: packets onto links, timers onto the
-// engine, readers woken, trace records to the observers.
+// engine, readers woken, trace records to the observers. A block holds its connection: the
+// broker learns at once when the link will have carried it (WireFreeAt), which may let the
+// next block go, so apply goes round until the broker asks nothing more.
 func (w *world) apply(inst model.InstanceID) {
 	b := w.brokers[inst]
-	eff := b.Effects()
-	for i := range eff.Trace {
-		w.observe(&eff.Trace[i])
-	}
-	for _, p := range eff.Transmit {
-		link := w.links[inst][p.To]
-		link.Send(p, p.Size())
-		if len(p.Fragments) > 0 {
-			// Tell the broker when the wire has carried the block: one block in flight at a
-			// time (G-10). Packets of acks alone do not hold the connection.
-			w.e.Schedule(link.WireFreeAt(), wireFreeEvent{w}, uint64(inst)<<16|uint64(p.To))
+	var notes [8]wireNote
+	for {
+		eff := b.Effects()
+		for i := range eff.Trace {
+			w.observe(&eff.Trace[i])
+		}
+		pending := notes[:0]
+		for _, p := range eff.Transmit {
+			link := w.links[inst][p.To]
+			link.Send(p, p.Size())
+			if p.HoldsConnection {
+				pending = append(pending, wireNote{p.To, link.WireFreeAt()})
+			}
+		}
+		for _, t := range eff.Timers {
+			w.timers.schedule(inst, t)
+		}
+		for _, q := range eff.Ready {
+			w.readers[q].wake()
+		}
+		b.Advance()
+		if len(pending) == 0 {
+			return
+		}
+		for _, n := range pending {
+			b.WireFreeAt(w.e.Now(), n.peer, n.at)
 		}
 	}
-	for _, t := range eff.Timers {
-		w.timers.schedule(inst, t)
-	}
-	for _, q := range eff.Ready {
-		w.readers[q].wake()
-	}
-	b.Advance()
+}
+
+// wireNote says when the link to peer will have carried a block.
+type wireNote struct {
+	peer model.InstanceID
+	at   time.Duration
 }
 
 // observe hands a trace record to the checker and the collectors.
@@ -217,15 +233,6 @@ func (s *timerSlab) HandleEvent(i uint64) {
 	s.free = append(s.free, uint32(i))
 	s.w.brokers[slot.inst].TimerFired(s.w.e.Now(), slot.t)
 	s.w.apply(slot.inst)
-}
-
-// wireFreeEvent tells a broker that its link to a peer has serialised what it was given.
-type wireFreeEvent struct{ w *world }
-
-func (e wireFreeEvent) HandleEvent(arg uint64) {
-	inst, peer := model.InstanceID(arg>>16), model.InstanceID(arg&0xffff)
-	e.w.brokers[inst].WireFree(e.w.e.Now(), peer)
-	e.w.apply(inst)
 }
 
 // changeEvent applies one timeline entry.
