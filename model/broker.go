@@ -224,9 +224,10 @@ func (b *Broker) useTransmissionObject(ep *endpoint) {
 	}
 }
 
-// pump serves the transmitter: each endpoint it hands out sends what is due, once its
-// connection is logged in. Then every open block leaves, and packets to this instance are
-// processed until none is left.
+// pump delivers the same-instance dialogs that have something due, fills a block for every
+// destination whose scheduler has dialogs waiting and whose wire is free (opening the
+// connection first when it is closed), sends the open blocks, and processes the packets to
+// this instance until none is left.
 func (b *Broker) pump(now time.Duration) {
 	for {
 		for ep := b.tx.next(); ep != nil; ep = b.tx.next() {

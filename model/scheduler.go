@@ -12,11 +12,16 @@ import "time"
 // dialog that has waited longest, then to the lower (conversation_id, is_initiator). Inside
 // a dialog fragments go strictly in (sequence, fragment) order.
 //
-// A decision costs O(1) amortised, whatever the number of waiting dialogs: a dialog that
-// has just sent becomes the youngest of its level, so almost every insertion goes to the back
-// of a first-in-first-out list kept in key order; only the rare dialog that is older than the
-// youngest already waiting (a retransmission due in the past) goes to a small heap beside
-// it. Entries are never moved: a dialog whose key changes gets a new entry and a new
+// A dialog's key is when its oldest due fragment became due: the SEND commit of its next
+// message, or the due time of a retransmission. Ties at one effective level therefore go
+// oldest message first, across dialogs: a dialog with a backlog sends it before a dialog
+// whose first message came later, which is not G-11's round-robin (docs/priorities.md).
+//
+// Each level keeps its dialogs in a first-in-first-out list in key order, with a heap beside
+// it for the entries that arrive out of order: a dialog whose next message is older than
+// the youngest already waiting, which is common when dialogs have backlogs, and a
+// retransmission due in the past. Inserting at the back of the list is O(1); into the heap
+// O(log n). Entries are never moved: a dialog whose key changes gets a new entry and a new
 // version, and the stale entry is skipped when it reaches the front.
 type scheduler struct {
 	levels [11]levelQueue // by transmit level; index 0 unused

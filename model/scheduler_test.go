@@ -233,7 +233,7 @@ func TestG11_AgingBoundsTheWaitOfALowLevel(t *testing.T) {
 	const step = 100 * time.Millisecond
 	sentAt := func(agingOff bool) time.Duration {
 		w := newWorld(t, Config{StarvationAgingStep: step, StarvationAgingOff: agingOff})
-		w.wirePerFragment = 10 * time.Millisecond // 32 fragments a block: 320 ms a block
+		w.wirePerFragment = 10 * time.Millisecond // 7 fragments of 8 KiB a block: 70 ms a block
 		a := w.brokers[instA]
 		require.NoError(t, a.SetHonorBrokerPriority(0, 0, true))
 		low := w.begin("Initiator", "Target", "RequestReply", BeginDialogOptions{})
@@ -259,7 +259,7 @@ func TestG11_AgingBoundsTheWaitOfALowLevel(t *testing.T) {
 
 	aged := sentAt(false)
 	assert.GreaterOrEqual(t, aged, time.Millisecond+9*step, "not before aging raised it to 10")
-	assert.LessOrEqual(t, aged, time.Millisecond+9*step+320*time.Millisecond, "within one block of reaching 10")
+	assert.LessOrEqual(t, aged, time.Millisecond+9*step+70*time.Millisecond, "within one block of reaching 10")
 	assert.Greater(t, sentAt(true), 10*time.Second, "without aging it waits for the flood to pass")
 }
 

@@ -1,8 +1,8 @@
 package model
 
-// transmitter chooses which endpoint sends next, across the transmission queues of all the
-// instance's databases (TXQ-8). It is the replaceable part of the sender: the priority issue
-// brings a scheduler by level with starvation prevention in place of this FIFO.
+// transmitter lists the same-instance dialogs that have something to deliver. Direct
+// delivery ignores levels (PRI-13), so they go first in, first out; dialogs between
+// instances go through the scheduler by level instead (scheduler.go).
 type transmitter interface {
 	// ready adds an endpoint that has fragments due. The broker never adds an endpoint
 	// that is already waiting.

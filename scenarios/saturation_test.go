@@ -11,8 +11,8 @@ import (
 	"github.com/sbsim/sbsim/model"
 )
 
-// saturationShares runs all ten levels offering twice what a 2 Mbit/s link carries, for
-// the duration, and returns the share of the delivered bytes each level got while the link
+// saturationShares runs all ten levels offering together load times what a 2 Mbit/s link
+// carries, for the duration, and returns the share of the delivered bytes each level got while the link
 // was overloaded (the run stops when the arrivals stop).
 func saturationShares(t *testing.T, seed uint64, aging bool, load float64, arrivals time.Duration) map[int]float64 {
 	t.Helper()

@@ -118,6 +118,8 @@ func printInvariantVerdicts(w io.Writer, res *scenarios.Result, replay string) b
 		{"INV-1", "exactly once, in order, per dialog direction"},
 		{"INV-2", "no message enqueued twice, none received incomplete"},
 		{"INV-3", "a transmission queue row leaves only once stored by the receiver, or by a documented discard"},
+		{"INV-7", "an endpoint keeps the priority level it was created with"},
+		{"PRI-15", "no fragment leaves below the best effective level waiting for its destination"},
 		{"INV-12", "once the faults healed, everything sent was delivered and the transmission queues are empty"},
 	}
 	v := res.Violation
@@ -129,7 +131,7 @@ func printInvariantVerdicts(w io.Writer, res *scenarios.Result, replay string) b
 		case r.id == "INV-12" && res.StopReason != sim.Drained:
 			verdict = "unchecked (the run did not drain)"
 		}
-		fmt.Fprintf(w, "  %-6s %-8s %s\n", r.id, verdict, r.what)
+		fmt.Fprintf(w, "  %-7s%-9s%s\n", r.id, verdict, r.what)
 	}
 	if v != nil {
 		fmt.Fprintf(w, "\n%v\n\nreplay: %s\n", v, replay)

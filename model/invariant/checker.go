@@ -1,9 +1,10 @@
-// Package invariant checks the dialog protocol's invariants online, from the trace records
-// the brokers emit: INV-1 (exactly once, in order), INV-2 (no duplicate enqueue, no
-// incomplete message made receivable), INV-3 (a transmission queue row leaves only when its
-// fragments were stored by the receiver, or by a documented discard) and, at the end of a
-// run whose faults healed, INV-12 (everything sent was delivered and the transmission
-// queues are empty).
+// Package invariant checks the broker's invariants online, from the trace records the
+// brokers emit: INV-1 (exactly once, in order), INV-2 (no duplicate enqueue, no incomplete
+// message made receivable), INV-3 (a transmission queue row leaves only when its fragments
+// were stored by the receiver, or by a documented discard), INV-7 (an endpoint keeps its
+// level), PRI-15 (no fragment leaves below the best effective level waiting for the same
+// destination) and, at the end of a run whose faults healed, INV-12 (everything sent was
+// delivered and the transmission queues are empty).
 //
 // A Checker sees the records of every broker of a world in the order they happened. It
 // keeps the recent records of each conversation, so that a violation can show what led to
