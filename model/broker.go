@@ -195,7 +195,11 @@ func (b *Broker) makeReady(ep *endpoint) {
 
 // reschedule puts the endpoint in its destination's scheduler, keyed by its oldest due
 // fragment, or takes it out when nothing is due.
-func (b *Broker) reschedule(ep *endpoint) {
+func (b *Broker) reschedule(ep *endpoint) { b.rescheduleAfter(ep, false) }
+
+// rescheduleAfter is reschedule; served says the endpoint just sent, which gives it a new
+// turn in the round-robin.
+func (b *Broker) rescheduleAfter(ep *endpoint, served bool) {
 	_, _, since, ok := b.nextFragment(ep)
 	if ep.deleted {
 		ok = false
@@ -203,9 +207,9 @@ func (b *Broker) reschedule(ep *endpoint) {
 	s := b.sched[ep.farInstance]
 	switch {
 	case ok && ep.scheduled:
-		if since != ep.readySince {
+		if since != ep.readySince || served {
 			ep.readySince = since
-			s.fix(ep)
+			s.rekey(ep, served)
 		}
 	case ok:
 		ep.readySince = since
@@ -281,7 +285,7 @@ func (b *Broker) fillBlock(now time.Duration, c *connection, s *scheduler) {
 			b.traceDecision(now, c.peer, s, ep)
 		}
 		b.sendFragment(now, ep, r, f)
-		b.reschedule(ep)
+		b.rescheduleAfter(ep, true)
 	}
 }
 

@@ -3,44 +3,52 @@ package model
 import "time"
 
 // scheduler chooses which dialog sends the next fragment towards one destination instance
-// (PRI-11, G-11). Each dialog waits at its transmit level (G-26), ordered by when its oldest
-// due fragment became due; a decision looks at the ten levels' oldest dialogs.
+// (PRI-11, G-11). The rule:
 //
-// The rule: the highest effective level wins, where the effective level is the transmit
-// level raised by one for every StarvationAgingStep the dialog's oldest due fragment has
-// waited, up to StarvationAgingCap (G-11; without aging, the transmit level). Ties go to the
-// dialog that has waited longest, then to the lower (conversation_id, is_initiator). Inside
-// a dialog fragments go strictly in (sequence, fragment) order.
+//  1. A dialog's effective level is its transmit level (G-26), raised by one for every
+//     StarvationAgingStep its oldest due fragment has waited, up to StarvationAgingCap
+//     (without aging, the transmit level). The highest effective level wins.
+//  2. Ties go round-robin (G-11): every dialog has a turn, given when it starts waiting and
+//     again each time it sends, and the earliest turn goes first. Within a level that aging
+//     has not raised, that is the level's earliest turn; from a level that aging raised, the
+//     candidate is its longest-waiting dialog, the one that earned the raise.
+//  3. Inside a dialog, fragments go strictly in (sequence, fragment) order.
 //
-// A dialog's key is when its oldest due fragment became due: the SEND commit of its next
-// message, or the due time of a retransmission. Ties at one effective level therefore go
-// oldest message first, across dialogs: a dialog with a backlog sends it before a dialog
-// whose first message came later, which is not G-11's round-robin (docs/priorities.md).
+// So at one level a small message interleaves with a large message's fragments (PROTO-6),
+// and a dialog waiting long enough passes every younger one (PRI-15b).
 //
-// Each level keeps its dialogs in a first-in-first-out list in key order, with a heap beside
-// it for the entries that arrive out of order: a dialog whose next message is older than
-// the youngest already waiting, which is common when dialogs have backlogs, and a
-// retransmission due in the past. Inserting at the back of the list is O(1); into the heap
-// O(log n). Entries are never moved: a dialog whose key changes gets a new entry and a new
-// version, and the stale entry is skipped when it reaches the front.
+// Each level keeps two lists of its dialogs: by age (when the oldest due fragment became
+// due) and by turn. The turn list only ever grows at the back; the age list keeps an
+// in-order first-in-first-out part and a heap for entries that arrive out of order (a
+// backlogged dialog's next message, a retransmission due in the past). Entries are never
+// moved: a dialog whose key changes gets a new entry and a new version, and the stale entry
+// is skipped when it reaches the front. A decision costs O(10 + log n).
 type scheduler struct {
 	levels [11]levelQueue // by transmit level; index 0 unused
 	size   int
+	turn   uint64 // the last turn given
 }
 
-// schedEntry is one dialog waiting at a level, with the key it was entered under.
+// levelQueue holds the dialogs of one level.
+type levelQueue struct {
+	byAge, byTurn orderedList
+	live          int
+}
+
+// schedEntry is one dialog in one list, with the key it was entered under: its age (when
+// its oldest due fragment became due) or its turn.
 type schedEntry struct {
-	since     time.Duration
+	key       int64
 	conv      ConversationID
 	initiator bool
 	version   uint32
 	ep        *endpoint
 }
 
-// before orders entries: the longest waiting first, then (conversation_id, is_initiator).
+// before orders entries by key, then (conversation_id, is_initiator).
 func (a *schedEntry) before(b *schedEntry) bool {
-	if a.since != b.since {
-		return a.since < b.since
+	if a.key != b.key {
+		return a.key < b.key
 	}
 	if a.conv != b.conv {
 		return a.conv < b.conv
@@ -48,123 +56,158 @@ func (a *schedEntry) before(b *schedEntry) bool {
 	return a.initiator && !b.initiator
 }
 
-// stale reports whether the entry no longer stands for its dialog.
-func (a *schedEntry) stale() bool { return !a.ep.scheduled || a.ep.schedVersion != a.version }
-
-// levelQueue holds the dialogs of one level: fifo in key order, from head on, and heap for
-// the entries that arrived out of order.
-type levelQueue struct {
-	fifo []schedEntry
-	head int
-	heap []schedEntry
-	live int
-	// stale counts the entries left behind by removals. A removal of the level's first
-	// dialog, the common case (the dialog just served), takes its entry out at once, so
-	// stale stays zero and a decision reads no dialog at all.
-	stale int
+// orderedList is a list of entries in key order: fifo from head on, and heap for the
+// entries that arrived out of order. stale counts the entries removals left behind; a
+// removal of the first entry, the common case (the dialog just served), takes it out at
+// once, so that stale stays zero and looking at the front reads no dialog.
+type orderedList struct {
+	byTurn bool // which of the endpoint's versions the entries carry
+	fifo   []schedEntry
+	head   int
+	heap   []schedEntry
+	stale  int
 }
 
-// push enters ep at its transmit level under its current readySince.
-func (s *scheduler) push(ep *endpoint) {
-	l := ep.txLevel.Level()
-	ep.schedLevel = uint8(l)
-	ep.schedVersion++
-	ep.scheduled = true
-	e := schedEntry{since: ep.readySince, conv: ep.conv, initiator: ep.isInitiator, version: ep.schedVersion, ep: ep}
-	q := &s.levels[l]
-	if n := len(q.fifo); n == q.head || !e.before(&q.fifo[n-1]) {
-		q.fifo = append(q.fifo, e)
-	} else {
-		q.heap = append(q.heap, e)
-		heapUp(q.heap, len(q.heap)-1)
+func (l *orderedList) version(ep *endpoint) uint32 {
+	if l.byTurn {
+		return ep.turnVersion
 	}
-	q.live++
-	s.size++
+	return ep.ageVersion
 }
 
-// remove takes ep out: at once when it is first of its level, otherwise its entry goes
-// stale and is dropped when it reaches the front.
-func (s *scheduler) remove(ep *endpoint) {
-	q := &s.levels[ep.schedLevel]
-	switch f := q.front(); {
-	case f != nil && f.ep == ep && q.head < len(q.fifo) && f == &q.fifo[q.head]:
-		q.fifo[q.head] = schedEntry{}
-		q.head++
+func (l *orderedList) isStale(e *schedEntry) bool {
+	return !e.ep.scheduled || l.version(e.ep) != e.version
+}
+
+// push enters ep under key, with its current version.
+func (l *orderedList) push(ep *endpoint, key int64) {
+	e := schedEntry{key: key, conv: ep.conv, initiator: ep.isInitiator, version: l.version(ep), ep: ep}
+	if n := len(l.fifo); n == l.head || !e.before(&l.fifo[n-1]) {
+		l.fifo = append(l.fifo, e)
+		return
+	}
+	l.heap = append(l.heap, e)
+	heapUp(l.heap, len(l.heap)-1)
+}
+
+// drop forgets ep's entry, which its caller is about to make stale: at once when it is
+// first, otherwise it is counted stale.
+func (l *orderedList) drop(ep *endpoint) {
+	switch f := l.front(); {
+	case f != nil && f.ep == ep && l.head < len(l.fifo) && f == &l.fifo[l.head]:
+		l.fifo[l.head] = schedEntry{}
+		l.head++
 	case f != nil && f.ep == ep:
-		heapPop(&q.heap)
+		heapPop(&l.heap)
 	default:
-		q.stale++
-	}
-	ep.scheduled = false
-	ep.schedVersion++
-	q.live--
-	s.size--
-	if q.stale > 64 && q.stale > q.live {
-		q.compact()
+		l.stale++
 	}
 }
 
-// fix re-enters ep after its readySince changed.
-func (s *scheduler) fix(ep *endpoint) {
-	s.remove(ep)
-	s.push(ep)
-}
-
-// front returns the level's oldest live entry, dropping stale ones on the way, or nil.
-func (q *levelQueue) front() *schedEntry {
-	for q.stale > 0 && q.head < len(q.fifo) && q.fifo[q.head].stale() {
-		q.fifo[q.head] = schedEntry{}
-		q.head++
-		q.stale--
+// front returns the first live entry, dropping stale ones on the way, or nil.
+func (l *orderedList) front() *schedEntry {
+	for l.stale > 0 && l.head < len(l.fifo) && l.isStale(&l.fifo[l.head]) {
+		l.fifo[l.head] = schedEntry{}
+		l.head++
+		l.stale--
 	}
-	if q.head == len(q.fifo) {
-		q.fifo, q.head = q.fifo[:0], 0
-	} else if q.head > 1024 && q.head > len(q.fifo)/2 {
-		n := copy(q.fifo, q.fifo[q.head:])
-		clear(q.fifo[n:])
-		q.fifo, q.head = q.fifo[:n], 0
+	if l.head == len(l.fifo) {
+		l.fifo, l.head = l.fifo[:0], 0
+	} else if l.head > 1024 && l.head > len(l.fifo)/2 {
+		n := copy(l.fifo, l.fifo[l.head:])
+		clear(l.fifo[n:])
+		l.fifo, l.head = l.fifo[:n], 0
 	}
-	for q.stale > 0 && len(q.heap) > 0 && q.heap[0].stale() {
-		heapPop(&q.heap)
-		q.stale--
+	for l.stale > 0 && len(l.heap) > 0 && l.isStale(&l.heap[0]) {
+		heapPop(&l.heap)
+		l.stale--
 	}
-	return q.best()
-}
-
-// best returns the older of the fifo's and the heap's first entries, or nil.
-func (q *levelQueue) best() *schedEntry {
 	var best *schedEntry
-	if q.head < len(q.fifo) {
-		best = &q.fifo[q.head]
+	if l.head < len(l.fifo) {
+		best = &l.fifo[l.head]
 	}
-	if len(q.heap) > 0 && (best == nil || q.heap[0].before(best)) {
-		best = &q.heap[0]
+	if len(l.heap) > 0 && (best == nil || l.heap[0].before(best)) {
+		best = &l.heap[0]
 	}
 	return best
 }
 
 // compact drops every stale entry; the fifo keeps its order and the heap is rebuilt.
-func (q *levelQueue) compact() {
-	fifo := q.fifo[:0]
-	for _, e := range q.fifo[q.head:] {
-		if !e.stale() {
+func (l *orderedList) compact() {
+	fifo := l.fifo[:0]
+	for _, e := range l.fifo[l.head:] {
+		if !l.isStale(&e) {
 			fifo = append(fifo, e)
 		}
 	}
-	clear(q.fifo[len(fifo):])
-	q.fifo, q.head = fifo, 0
-	heap := q.heap[:0]
-	for _, e := range q.heap {
-		if !e.stale() {
+	clear(l.fifo[len(fifo):])
+	l.fifo, l.head = fifo, 0
+	heap := l.heap[:0]
+	for _, e := range l.heap {
+		if !l.isStale(&e) {
 			heap = append(heap, e)
 		}
 	}
-	clear(q.heap[len(heap):])
-	q.heap = heap
-	q.stale = 0
+	clear(l.heap[len(heap):])
+	l.heap = heap
 	for i := len(heap)/2 - 1; i >= 0; i-- {
 		heapDown(heap, i)
 	}
+	l.stale = 0
+}
+
+func (l *orderedList) maybeCompact(live int) {
+	if l.stale > 64 && l.stale > live {
+		l.compact()
+	}
+}
+
+// push enters ep, which waits from now on, at its transmit level with a new turn.
+func (s *scheduler) push(ep *endpoint) {
+	l := ep.txLevel.Level()
+	ep.schedLevel = uint8(l)
+	ep.scheduled = true
+	ep.ageVersion++
+	ep.turnVersion++
+	s.turn++
+	ep.turn = s.turn
+	q := &s.levels[l]
+	q.byAge.byTurn, q.byTurn.byTurn = false, true
+	q.byAge.push(ep, int64(ep.readySince))
+	q.byTurn.push(ep, int64(ep.turn))
+	q.live++
+	s.size++
+}
+
+// rekey moves ep after its readySince changed; served gives it a new turn too.
+func (s *scheduler) rekey(ep *endpoint, served bool) {
+	q := &s.levels[ep.schedLevel]
+	q.byAge.drop(ep)
+	ep.ageVersion++
+	q.byAge.push(ep, int64(ep.readySince))
+	q.byAge.maybeCompact(q.live)
+	if served {
+		q.byTurn.drop(ep)
+		ep.turnVersion++
+		s.turn++
+		ep.turn = s.turn
+		q.byTurn.push(ep, int64(ep.turn))
+		q.byTurn.maybeCompact(q.live)
+	}
+}
+
+// remove takes ep out.
+func (s *scheduler) remove(ep *endpoint) {
+	q := &s.levels[ep.schedLevel]
+	q.byAge.drop(ep)
+	q.byTurn.drop(ep)
+	ep.scheduled = false
+	ep.ageVersion++
+	ep.turnVersion++
+	q.live--
+	s.size--
+	q.byAge.maybeCompact(q.live)
+	q.byTurn.maybeCompact(q.live)
 }
 
 func heapUp(h []schedEntry, i int) {
@@ -214,36 +257,43 @@ func effectiveLevel(cfg *Config, level int, readySince, now time.Duration) int {
 	return min(raised, int(cfg.StarvationAgingCap))
 }
 
+// candidate returns a level's dialog for the decision at now and its effective level: the
+// earliest turn when aging has not raised the level, else its longest-waiting dialog.
+func (q *levelQueue) candidate(cfg *Config, level int, now time.Duration) (*endpoint, int) {
+	oldest := q.byAge.front()
+	eff := effectiveLevel(cfg, level, time.Duration(oldest.key), now)
+	if eff == level {
+		return q.byTurn.front().ep, eff
+	}
+	return oldest.ep, eff
+}
+
 // bestWaiting returns the highest effective level of any dialog waiting, computed from each
-// level's oldest dialog apart from pick's comparisons, for the online check of PRI-15(a)
-// and G-11.
+// level's longest-waiting dialog apart from pick's comparisons, for the online check of
+// PRI-15(a) and G-11.
 func (s *scheduler) bestWaiting(cfg *Config, now time.Duration) int {
 	best := 0
 	for l := 1; l <= 10; l++ {
 		if s.levels[l].live > 0 {
-			best = max(best, effectiveLevel(cfg, l, s.levels[l].front().since, now))
+			best = max(best, effectiveLevel(cfg, l, time.Duration(s.levels[l].byAge.front().key), now))
 		}
 	}
 	return best
 }
 
 // pick returns the dialog that sends next, or nil when none waits. It leaves the dialog in
-// the scheduler: the caller sends one fragment, then reschedules it.
+// the scheduler: the caller sends one fragment, then reschedules it as served.
 func (s *scheduler) pick(cfg *Config, now time.Duration) *endpoint {
-	var best *schedEntry
+	var best *endpoint
 	bestLevel := 0
 	for l := 10; l >= 1; l-- {
 		if s.levels[l].live == 0 {
 			continue
 		}
-		top := s.levels[l].front()
-		eff := effectiveLevel(cfg, l, top.since, now)
-		if best == nil || eff > bestLevel || (eff == bestLevel && top.before(best)) {
-			best, bestLevel = top, eff
+		ep, eff := s.levels[l].candidate(cfg, l, now)
+		if best == nil || eff > bestLevel || (eff == bestLevel && ep.turn < best.turn) {
+			best, bestLevel = ep, eff
 		}
 	}
-	if best == nil {
-		return nil
-	}
-	return best.ep
+	return best
 }

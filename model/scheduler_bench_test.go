@@ -47,7 +47,7 @@ func BenchmarkScheduler(b *testing.B) {
 					default:
 						ep.readySince = now
 					}
-					s.fix(ep)
+					s.rekey(ep, true)
 					now += time.Microsecond
 				}
 				// Reach the steady state first: every dialog served once or twice.

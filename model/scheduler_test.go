@@ -62,9 +62,13 @@ func referenceChoice(b *Broker, now time.Duration, peer InstanceID) (*endpoint, 
 	}
 	// A dialog waits as long as its oldest due fragment, and sends its lowest one.
 	oldest := map[*endpoint]time.Duration{}
+	lowest := map[*endpoint]due{}
 	for _, d := range all {
 		if s, ok := oldest[d.ep]; !ok || d.since < s {
 			oldest[d.ep] = d.since
+		}
+		if l, ok := lowest[d.ep]; !ok || d.seq < l.seq || (d.seq == l.seq && d.frag < l.frag) {
+			lowest[d.ep] = d
 		}
 	}
 	// The effective level, written out again from G-11 rather than calling the model's.
@@ -75,12 +79,42 @@ func referenceChoice(b *Broker, now time.Duration, peer InstanceID) (*endpoint, 
 		}
 		return min(int(b.cfg.StarvationAgingCap), level+int((now-oldest[ep])/b.cfg.StarvationAgingStep))
 	}
-	slices.SortFunc(all, func(x, y due) int {
-		ex, ey := aged(x.ep), aged(y.ep)
-		return cmp.Or(cmp.Compare(ey, ex), cmp.Compare(oldest[x.ep], oldest[y.ep]), cmp.Compare(x.ep.conv, y.ep.conv),
-			cmpInitiatorFirst(x.ep, y.ep), cmp.Compare(x.seq, y.seq), cmp.Compare(x.frag, y.frag))
+	// Each level offers one candidate: its earliest turn when aging has not raised it, else
+	// its longest-waiting dialog. The highest effective level wins, ties to the earliest turn.
+	var dialogs []*endpoint
+	for ep := range oldest {
+		dialogs = append(dialogs, ep)
+	}
+	slices.SortFunc(dialogs, func(x, y *endpoint) int {
+		return cmp.Or(cmp.Compare(oldest[x], oldest[y]), cmp.Compare(x.conv, y.conv), cmpInitiatorFirst(x, y))
 	})
-	return all[0].ep, all[0].seq, all[0].frag
+	var best *endpoint
+	bestEff := 0
+	for level := 1; level <= 10; level++ {
+		var oldestHere, earliestTurn *endpoint
+		for _, ep := range dialogs { // in age order: the first of the level is its oldest
+			if ep.txLevel.Level() != level {
+				continue
+			}
+			if oldestHere == nil {
+				oldestHere = ep
+			}
+			if earliestTurn == nil || ep.turn < earliestTurn.turn {
+				earliestTurn = ep
+			}
+		}
+		if oldestHere == nil {
+			continue
+		}
+		eff, cand := aged(oldestHere), oldestHere
+		if eff == level {
+			cand = earliestTurn
+		}
+		if best == nil || eff > bestEff || (eff == bestEff && cand.turn < best.turn) {
+			best, bestEff = cand, eff
+		}
+	}
+	return best, lowest[best].seq, lowest[best].frag
 }
 
 func cmpInitiatorFirst(x, y *endpoint) int {
@@ -284,4 +318,36 @@ func TestG16_ClosedTargetLeavesTheScheduler(t *testing.T) {
 	for _, s := range w.brokers[instB].sched {
 		assert.Zero(t, s.size, "nothing left in B's schedulers")
 	}
+}
+
+// Reference: spec G-11 ("ties round-robin over dialogs") and PROTO-6 (a small message may be
+// sent between the fragments of a large one): two dialogs at one level, the second starting
+// while the first has a backlog, take turns fragment by fragment.
+func TestG11_TiesTakeTurns(t *testing.T) {
+	w := newWorld(t, Config{StarvationAgingOff: true})
+	w.wirePerFragment = time.Millisecond
+	a := w.brokers[instA]
+	first := w.begin("Initiator", "Target", "RequestReply", BeginDialogOptions{})
+	for range 10 {
+		require.NoError(t, w.send(instA, first, "Request", 100))
+	}
+	var second ConversationHandle
+	w.at(time.Millisecond/2, func() {
+		second = w.begin("Initiator", "Target", "RequestReply", BeginDialogOptions{})
+		for range 3 {
+			require.NoError(t, w.send(instA, second, "Request", 100))
+		}
+	})
+	w.runUntil(time.Second)
+
+	var order []int
+	for _, r := range w.records(instA, TraceFragmentSent) {
+		if r.Conversation == a.endpoints[first].conv {
+			order = append(order, 1)
+		} else {
+			order = append(order, 2)
+		}
+	}
+	assert.Equal(t, []int{1, 1, 2, 1, 2, 1, 2, 1, 1, 1, 1, 1, 1}, order,
+		"the first fragment left alone; then the dialogs alternate while both wait")
 }

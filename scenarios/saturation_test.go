@@ -11,10 +11,11 @@ import (
 	"github.com/sbsim/sbsim/model"
 )
 
-// saturationShares runs all ten levels offering together load times what a 2 Mbit/s link
-// carries, for the duration, and returns the share of the delivered bytes each level got while the link
-// was overloaded (the run stops when the arrivals stop).
-func saturationShares(t *testing.T, seed uint64, aging bool, load float64, arrivals time.Duration) map[int]float64 {
+// saturation runs all ten levels offering together load times what a 2 Mbit/s link
+// carries, for the duration, and returns, for each level, its share of the bytes delivered
+// while the link was overloaded (the run stops when the arrivals stop), and the part of
+// the bytes it offered that were delivered.
+func saturation(t *testing.T, seed uint64, aging bool, load float64, arrivals time.Duration) (shares, served map[int]float64) {
 	t.Helper()
 	levels := []model.PriorityLevel{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
 	cfg := floodConfig("saturation", levels, 250_000, load, arrivals)
@@ -23,29 +24,43 @@ func saturationShares(t *testing.T, seed uint64, aging bool, load float64, arriv
 	res, err := Run(cfg, seed)
 	require.NoError(t, err)
 	require.Nil(t, res.Violation)
-	shares := map[int]float64{}
+	shares, served = map[int]float64{}, map[int]float64{}
+	offered := map[int]int64{}
+	for i, w := range res.Workloads {
+		offered[int(levels[i])] = w.MessagesSent * 4096
+	}
 	for _, l := range res.Levels {
 		shares[l.Level] = l.Share
+		served[l.Level] = float64(l.Bytes) / float64(offered[l.Level])
 	}
-	return shares
+	return shares, served
 }
 
 // TestPRI16_SaturationGivesTheDocumentedShape loads a link three times beyond what it carries
-// with all ten levels, each offering the same load, and checks the shape PRI-16 documents
-// ("adjacent levels give a small advantage, distant levels a large one; with many levels
-// most processing goes to the top 2 or 3 levels") on the bytes delivered while the link is
-// overloaded, over several seeds. The bounds: the top three levels get more than 70%;
-// shares never grow from one level to the one below (2 points of slack for losses);
-// levels 10 and 9 differ by less than 10 points; levels 10 and 1 by more than 25.
+// with all ten levels, each offering the same expected load, and checks the shape PRI-16
+// documents ("adjacent levels give a small advantage, distant levels a large one; with many
+// levels most processing goes to the top 2 or 3 levels") on the bytes delivered while the
+// link is overloaded, over several seeds. Bounds: the top three levels get more than 70% of
+// what is delivered; the part of its offered load a level gets through never grows going
+// down a level, with 5 points of slack: the top levels get nearly all they offer, and what
+// separates them is the traffic still in flight when the run stops (up to a second of a
+// level's 30, about 3%, plus losses; seed 3: levels 10, 9, 8 got 95.8%, 96.6%, 99.8%);
+// levels 10 and 9 differ by less than 15 points of it, levels 10 and 1 by more than 80.
+//
+// The first version compared the shares themselves level by level; with round-robin ties
+// (G-11) the top levels all get nearly everything they offer, so their shares follow the
+// Poisson noise of what each happened to offer (seed 2: level 8 offered more than level 9
+// and got 28.8% against 25.7%). The part of the offered load served is the quantity
+// priorities order.
 func TestPRI16_SaturationGivesTheDocumentedShape(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
-		s := saturationShares(t, seed, true, 3, 30*time.Second)
-		shape := fmt.Sprintf("seed %d shares %v", seed, s)
-		assert.Greater(t, s[10]+s[9]+s[8], 0.70, shape)
+		shares, served := saturation(t, seed, true, 3, 30*time.Second)
+		shape := fmt.Sprintf("seed %d shares %v served %v", seed, shares, served)
+		assert.Greater(t, shares[10]+shares[9]+shares[8], 0.70, shape)
 		for l := 10; l > 1; l-- {
-			assert.GreaterOrEqual(t, s[l]+0.02, s[l-1], "level %d below level %d: %s", l, l-1, shape)
+			assert.GreaterOrEqual(t, served[l]+0.05, served[l-1], "level %d below level %d: %s", l, l-1, shape)
 		}
-		assert.Less(t, s[10]-s[9], 0.10, shape)
-		assert.Greater(t, s[10]-s[1], 0.25, shape)
+		assert.Less(t, served[10]-served[9], 0.15, shape)
+		assert.Greater(t, served[10]-served[1], 0.80, shape)
 	}
 }
