@@ -36,17 +36,44 @@ func (b *Broker) CreateBrokerPriority(now time.Duration, db DatabaseID, p Broker
 	return nil
 }
 
-// AlterBrokerPriority is ALTER BROKER PRIORITY: the priority called p.Name takes p's
-// criteria and level. Existing endpoints keep their level (PRI-3).
-func (b *Broker) AlterBrokerPriority(now time.Duration, db DatabaseID, p BrokerPriority) error {
+// BrokerPriorityChange is the SET clause of ALTER BROKER PRIORITY: a nil field is a clause
+// left out, which keeps its current value; a non-nil one sets it (Any for ANY, level 0 for
+// DEFAULT).
+type BrokerPriorityChange struct {
+	Contract, LocalService, RemoteService *string
+	Level                                 *PriorityLevel
+}
+
+// AlterBrokerPriority is ALTER BROKER PRIORITY name FOR CONVERSATION SET (...): the clauses
+// given replace the priority's, the others stay. Existing endpoints keep their level (PRI-3).
+func (b *Broker) AlterBrokerPriority(now time.Duration, db DatabaseID, name string, change BrokerPriorityChange) error {
 	d, err := b.localDatabase(db)
 	if err != nil {
 		return err
 	}
+	i := slices.IndexFunc(d.prios.list, func(q BrokerPriority) bool { return q.Name == name })
+	if i < 0 {
+		return fmt.Errorf("ALTER BROKER PRIORITY %q: %w", name, ErrPriorityNotFound)
+	}
+	p := d.prios.list[i]
+	for _, c := range []struct {
+		to   *string
+		from *string
+	}{{&p.Contract, change.Contract}, {&p.LocalService, change.LocalService}, {&p.RemoteService, change.RemoteService}} {
+		if c.from != nil {
+			*c.to = *c.from
+		}
+	}
+	if change.Level != nil {
+		p.Level = *change.Level
+	}
 	if err := b.cat.validatePriority(db, p); err != nil {
 		return fmt.Errorf("ALTER BROKER PRIORITY: %w", err)
 	}
-	return d.prios.alter(p)
+	if err := d.prios.alter(p); err != nil {
+		return fmt.Errorf("ALTER BROKER PRIORITY: %w", err)
+	}
+	return nil
 }
 
 // DropBrokerPriority is DROP BROKER PRIORITY name.

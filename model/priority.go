@@ -59,31 +59,39 @@ type priorities struct {
 
 // create adds p, refusing a duplicate name or duplicate criteria (G-36).
 func (ps *priorities) create(p BrokerPriority) error {
-	for _, q := range ps.list {
-		if q.Name == p.Name {
-			return fmt.Errorf("broker priority %q already exists", p.Name)
-		}
-		if q.criteria() == p.criteria() {
-			return fmt.Errorf("broker priority %q has the criteria of %q: (contract %s, local %s, remote %s)",
-				p.Name, q.Name, anyName(p.Contract), anyName(p.LocalService), anyName(p.RemoteService))
-		}
+	if err := ps.conflict(p, -1); err != nil {
+		return err
 	}
 	ps.list = append(ps.list, p)
 	return nil
 }
 
-// alter replaces the priority called p.Name.
+// conflict returns the error for p's name or criteria clashing with a priority other than
+// the one at index skip.
+func (ps *priorities) conflict(p BrokerPriority, skip int) error {
+	for i, q := range ps.list {
+		switch {
+		case i == skip:
+		case q.Name == p.Name:
+			return fmt.Errorf("broker priority %q already exists", p.Name)
+		case q.criteria() == p.criteria():
+			return fmt.Errorf("broker priority %q has the criteria of %q: (contract %s, local %s, remote %s)",
+				p.Name, q.Name, anyName(p.Contract), anyName(p.LocalService), anyName(p.RemoteService))
+		}
+	}
+	return nil
+}
+
+// alter replaces the priority called p.Name, in its place.
 func (ps *priorities) alter(p BrokerPriority) error {
 	i := slices.IndexFunc(ps.list, func(q BrokerPriority) bool { return q.Name == p.Name })
 	if i < 0 {
 		return fmt.Errorf("ALTER BROKER PRIORITY %q: %w", p.Name, ErrPriorityNotFound)
 	}
-	old := ps.list[i]
-	ps.list = slices.Delete(ps.list, i, i+1)
-	if err := ps.create(p); err != nil {
-		ps.list = slices.Insert(ps.list, i, old)
+	if err := ps.conflict(p, i); err != nil {
 		return err
 	}
+	ps.list[i] = p
 	return nil
 }
 

@@ -161,7 +161,8 @@ func TestPRI3_LaterPriorityStatementsLeaveExistingEndpointsAlone(t *testing.T) {
 	db := DatabaseID(0)
 	require.NoError(t, b.CreateBrokerPriority(time.Second, db, BrokerPriority{Name: "p", LocalService: "InitiatorService", Level: 9}))
 	second, _ := levels(t, b, cat)
-	require.NoError(t, b.AlterBrokerPriority(2*time.Second, db, BrokerPriority{Name: "p", LocalService: "InitiatorService", Level: 2}))
+	two := PriorityLevel(2)
+	require.NoError(t, b.AlterBrokerPriority(2*time.Second, db, "p", BrokerPriorityChange{Level: &two}))
 	third, _ := levels(t, b, cat)
 	require.NoError(t, b.DropBrokerPriority(3*time.Second, db, "p"))
 	fourth, _ := levels(t, b, cat)
@@ -224,10 +225,11 @@ func TestPRI1_InvalidPrioritiesAreRefused(t *testing.T) {
 	}
 	b, err := NewBroker(priorityCatalog(t, true, existing), 0, Config{})
 	require.NoError(t, err)
-	assert.ErrorIs(t, b.AlterBrokerPriority(0, 0, BrokerPriority{Name: "missing"}), ErrPriorityNotFound)
+	assert.ErrorIs(t, b.AlterBrokerPriority(0, 0, "missing", BrokerPriorityChange{}), ErrPriorityNotFound)
 	assert.ErrorIs(t, b.DropBrokerPriority(0, 0, "missing"), ErrPriorityNotFound)
 	assert.ErrorIs(t, b.CreateBrokerPriority(0, 1, BrokerPriority{Name: "x"}), ErrNotLocal)
-	require.Error(t, b.AlterBrokerPriority(0, 0, BrokerPriority{Name: "existing", Level: 12}))
+	twelve := PriorityLevel(12)
+	require.Error(t, b.AlterBrokerPriority(0, 0, "existing", BrokerPriorityChange{Level: &twelve}))
 	assert.Equal(t, []BrokerPriority{existing}, b.BrokerPriorities(0), "a refused ALTER changes nothing")
 }
 
@@ -249,4 +251,27 @@ func TestPriorityLevelDefault(t *testing.T) {
 	assert.Equal(t, 10, PriorityLevel(10).Level())
 	assert.Equal(t, "(contract ANY, local \"L\", remote ANY)",
 		fmt.Sprintf("(contract %s, local %s, remote %s)", anyName(Any), anyName("L"), anyName(Any)))
+}
+
+// Reference: ALTER BROKER PRIORITY: a clause left out keeps its value; one given replaces it,
+// ANY included; the result must still be unique (G-36).
+func TestPRI1_AlterKeepsTheClausesLeftOut(t *testing.T) {
+	b, err := NewBroker(priorityCatalog(t, true,
+		BrokerPriority{Name: "p", Contract: "SimpleContract", LocalService: "InitiatorService", Level: 7},
+		BrokerPriority{Name: "q", Contract: "SimpleContract", Level: 3}), 0, Config{})
+	require.NoError(t, err)
+
+	nine := PriorityLevel(9)
+	require.NoError(t, b.AlterBrokerPriority(0, 0, "p", BrokerPriorityChange{Level: &nine}))
+	assert.Equal(t, BrokerPriority{Name: "p", Contract: "SimpleContract", LocalService: "InitiatorService", Level: 9},
+		b.BrokerPriorities(0)[0], "only the level changed")
+
+	remote, anyService := "TargetService", Any
+	require.NoError(t, b.AlterBrokerPriority(0, 0, "p", BrokerPriorityChange{RemoteService: &remote}))
+	assert.Equal(t, BrokerPriority{Name: "p", Contract: "SimpleContract", LocalService: "InitiatorService",
+		RemoteService: "TargetService", Level: 9}, b.BrokerPriorities(0)[0])
+
+	err = b.AlterBrokerPriority(0, 0, "p", BrokerPriorityChange{LocalService: &anyService, RemoteService: &anyService})
+	assert.ErrorContains(t, err, `has the criteria of "q"`, "it would duplicate q's criteria (G-36)")
+	assert.Equal(t, "InitiatorService", b.BrokerPriorities(0)[0].LocalService, "a refused ALTER changes nothing")
 }
