@@ -351,3 +351,49 @@ func TestG11_TiesTakeTurns(t *testing.T) {
 	assert.Equal(t, []int{1, 1, 2, 1, 2, 1, 2, 1, 1, 1, 1, 1, 1}, order,
 		"the first fragment left alone; then the dialogs alternate while both wait")
 }
+
+// Reference: spec G-26 (HONOR_BROKER_PRIORITY is OFF by default) and PRI-12 with CONF-2:
+// with the option left alone, dialogs leave at level 5 in the order they waited, while the
+// transmission queue rows still show each endpoint's own level.
+func TestG26_HonorIsOffByDefaultAndRowsShowTheEndpointLevel(t *testing.T) {
+	w := newWorld(t, Config{StarvationAgingOff: true})
+	w.wirePerFragment = time.Millisecond
+	a := w.brokers[instA]
+	var order []PriorityLevel
+	a.onPick = func(now time.Duration, peer InstanceID, ep *endpoint) { order = append(order, ep.priority) }
+	for _, level := range []PriorityLevel{1, 10, 3} {
+		h := w.begin("Initiator", "Target", "RequestReply", BeginDialogOptions{})
+		a.endpoints[h].priority = level
+		require.NoError(t, w.send(instA, h, "Request", 100))
+	}
+	var shown []PriorityLevel
+	for _, r := range a.TransmissionQueue() {
+		shown = append(shown, r.Priority)
+	}
+	assert.ElementsMatch(t, []PriorityLevel{1, 10, 3}, shown, "the rows show the endpoints' levels")
+	w.runUntil(time.Second)
+	assert.Equal(t, []PriorityLevel{1, 10, 3}, order, "all at level 5 on the wire: the order they waited in")
+}
+
+// Reference: spec G-10: a block holds at most BlockFragmentsMax fragments, whatever their
+// size.
+func TestG10_BlocksHoldAtMostBlockFragmentsMax(t *testing.T) {
+	w := newWorld(t, Config{FragmentSize: 256, BlockFragmentsMax: 32})
+	w.wirePerFragment = time.Millisecond
+	var sizes []int
+	w.filter = func(p *Packet, n int) action {
+		if len(p.Fragments) > 0 {
+			sizes = append(sizes, len(p.Fragments))
+		}
+		return deliver
+	}
+	d := beginDialog(w, "Target", "RequestReply", BeginDialogOptions{})
+	require.NoError(t, w.send(instA, d.initiator, "Request", 100*256)) // 100 fragments
+	w.runUntil(time.Minute)
+
+	require.NotEmpty(t, sizes)
+	for i, n := range sizes {
+		assert.LessOrEqual(t, n, 32, "block %d", i)
+	}
+	assert.Contains(t, sizes, 32, "a backlog fills blocks to the limit")
+}
