@@ -186,6 +186,10 @@ func (b *Broker) AlterQueueStatus(now time.Duration, queue QueueID, status Queue
 	b.now = now
 	q.status = status
 	if status == QueueOn {
+		// Held messages sat in a transmission queue, where levels apply (PRI-13): the
+		// dialogs leave highest transmit level first, in the order they were held within a
+		// level.
+		slices.SortStableFunc(q.heldSenders, func(x, y *endpoint) int { return int(y.txLevel.Level()) - int(x.txLevel.Level()) })
 		for _, ep := range q.heldSenders {
 			if ep.out != nil {
 				ep.out.held = false

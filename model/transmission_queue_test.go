@@ -306,3 +306,29 @@ func TestG10_BlocksAndAckPacketsStayWithinBlockBytesMax(t *testing.T) {
 		assert.LessOrEqual(t, s, limit, "ack packet %d", i)
 	}
 }
+
+// Reference: spec PRI-13: levels do not affect same-instance delivery, but they apply
+// whenever a message sits in a transmission queue, as while its target queue is OFF: when
+// ALTER QUEUE sets it ON, the held dialogs leave highest level first.
+func TestPRI13_MessagesHeldForAnOffQueueLeaveByLevel(t *testing.T) {
+	w := newWorld(t, Config{})
+	a := w.brokers[instA]
+	require.NoError(t, a.SetHonorBrokerPriority(0, 0, true))
+	w.alterQueue("LocalTargetQueue", QueueOff)
+	for _, level := range []PriorityLevel{3, 9, 5} {
+		h := w.begin("Initiator", "LocalTarget", "RequestReply", BeginDialogOptions{})
+		a.endpoints[h].priority = level
+		require.NoError(t, w.send(instA, h, "Request", 100))
+	}
+	w.alterQueue("LocalTargetQueue", QueueOn)
+
+	var levels []PriorityLevel
+	for _, r := range w.records(instA, TraceMessageReady) {
+		for _, ep := range a.Endpoints() {
+			if ep.ConversationID == r.Conversation && ep.IsInitiator {
+				levels = append(levels, ep.Priority)
+			}
+		}
+	}
+	assert.Equal(t, []PriorityLevel{9, 5, 3}, levels)
+}
