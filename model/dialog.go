@@ -148,13 +148,7 @@ func (b *Broker) closeEndpoint(now time.Duration, ep *endpoint) {
 	b.setState(now, ep, Closed)
 	ep.ready = nil
 	ep.discardArrivals = true
-	if ep.scheduled {
-		b.sched[ep.farInstance].remove(ep)
-	}
-	if ep.hasTO {
-		ep.hasTO = false
-		b.transmissionObjects--
-	}
+	b.stopTransmitting(ep)
 	if ep.isInitiator {
 		b.delete(ep)
 		return
@@ -162,6 +156,18 @@ func (b *Broker) closeEndpoint(now time.Duration, ep *endpoint) {
 	ep.retainUntil = now + b.cfg.ClosedTargetRetention
 	b.retained[ep.handle] = ep
 	b.timer(ep.retainUntil, TimerRetention, uint64(ep.handle))
+}
+
+// stopTransmitting takes a closing endpoint out of its scheduler and releases its
+// transmission object (TXQ-6).
+func (b *Broker) stopTransmitting(ep *endpoint) {
+	if ep.scheduled {
+		b.sched[ep.farInstance].remove(ep)
+	}
+	if ep.hasTO {
+		ep.hasTO = false
+		b.transmissionObjects--
+	}
 }
 
 // forgetClosed deletes a retained closed endpoint when its retention ends. Arrivals for it
@@ -186,13 +192,7 @@ func (b *Broker) delete(ep *endpoint) {
 		return
 	}
 	ep.deleted = true
-	if ep.scheduled {
-		b.sched[ep.farInstance].remove(ep)
-	}
-	if ep.hasTO {
-		ep.hasTO = false
-		b.transmissionObjects--
-	}
+	b.stopTransmitting(ep)
 	delete(b.endpoints, ep.handle)
 	delete(b.retained, ep.handle)
 	delete(b.dialogs, dialogKey{ep.conv, ep.isInitiator})

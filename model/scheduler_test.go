@@ -375,8 +375,8 @@ func TestG26_HonorIsOffByDefaultAndRowsShowTheEndpointLevel(t *testing.T) {
 	assert.Equal(t, []PriorityLevel{1, 10, 3}, order, "all at level 5 on the wire: the order they waited in")
 }
 
-// Reference: spec G-10: a block holds at most BlockFragmentsMax fragments, whatever their
-// size.
+// Reference: spec G-10 and TXQ-8: messages to one instance travel in blocks, each of at
+// most BlockFragmentsMax fragments, whatever their size.
 func TestG10_BlocksHoldAtMostBlockFragmentsMax(t *testing.T) {
 	w := newWorld(t, Config{FragmentSize: 256, BlockFragmentsMax: 32})
 	w.wirePerFragment = time.Millisecond

@@ -271,7 +271,7 @@ func TestTXQ6_IdleEndpointReleasesTheRoomOfItsLastBurst(t *testing.T) {
 	assert.LessOrEqual(t, cap(tep.in.pending), idleCapacity)
 }
 
-// Reference: spec G-10: a block holds at most BlockBytesMax bytes of fragments, and acks
+// Reference: spec G-10 and TXQ-8: a block holds at most BlockBytesMax bytes of fragments, and acks
 // travel in packets no larger; a fragment that would overflow a block starts the next.
 func TestG10_BlocksAndAckPacketsStayWithinBlockBytesMax(t *testing.T) {
 	const limit = 64 << 10

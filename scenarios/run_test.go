@@ -43,6 +43,8 @@ func lossy(loss, dup float64) faulty.PairConfig {
 	return faulty.PairConfig{AToB: c, BToA: c}
 }
 
+// PROTO-1: the dialog protocol (model) runs over the adjacent-broker links (net/faulty):
+// every message of every dialog arrives over a link that loses, duplicates and corrupts.
 func TestOneWayDialogsDeliverEverythingOverALossyLink(t *testing.T) {
 	cfg := twoInstances(lossy(0.1, 0.1), Workload{Name: "orders", Dialogs: 20,
 		Interarrival: sim.ExponentialMean(100 * time.Millisecond), Messages: 10, Size: FixedSize(20000)})
