@@ -120,28 +120,17 @@ func (c *Catalog) compileDatabase(instance InstanceID, db Database, where string
 	}
 
 	for _, s := range db.Services {
-		sWhere := fmt.Sprintf("%s: service %q", where, s.Name)
 		if s.Name == "" {
 			return fmt.Errorf("%s: a service has no name", where)
 		}
 		if first, dup := serviceOrigin[s.Name]; dup {
-			return fmt.Errorf("%s is already defined in %s: service names must be unique in the world, they are the routes", sWhere, first)
+			return fmt.Errorf("%s: service %q is already defined in %s: service names must be unique in the world, they are the routes",
+				where, s.Name, first)
 		}
 		serviceOrigin[s.Name] = where
-		q, ok := queues[s.Queue]
-		if !ok {
-			return fmt.Errorf("%s: queue %q does not exist in the database", sWhere, s.Queue)
-		}
-		svc := ServiceInfo{Name: s.Name, Instance: instance, Database: dbID, Queue: q}
-		for _, name := range s.Contracts {
-			id, ok := c.contractByName[name]
-			if !ok || !slices.Contains(info.Contracts, id) {
-				return fmt.Errorf("%s: contract %q does not exist in the database", sWhere, name)
-			}
-			if slices.Contains(svc.Contracts, id) {
-				return fmt.Errorf("%s: contract %q is listed twice", sWhere, name)
-			}
-			svc.Contracts = append(svc.Contracts, id)
+		svc, err := c.compileService(s, instance, dbID, queues, info.Contracts, fmt.Sprintf("%s: service %q", where, s.Name))
+		if err != nil {
+			return err
 		}
 		id := ServiceID(len(c.Services))
 		c.serviceByName[s.Name] = id
@@ -161,6 +150,27 @@ func (c *Catalog) compileDatabase(instance InstanceID, db Database, where string
 	}
 	c.Databases[dbID].Priorities = ps.list
 	return nil
+}
+
+// compileService checks one service's queue and contracts against its database.
+func (c *Catalog) compileService(s Service, instance InstanceID, db DatabaseID, queues map[string]QueueID,
+	contracts []ContractID, where string) (ServiceInfo, error) {
+	q, ok := queues[s.Queue]
+	if !ok {
+		return ServiceInfo{}, fmt.Errorf("%s: queue %q does not exist in the database", where, s.Queue)
+	}
+	svc := ServiceInfo{Name: s.Name, Instance: instance, Database: db, Queue: q}
+	for _, name := range s.Contracts {
+		id, ok := c.contractByName[name]
+		if !ok || !slices.Contains(contracts, id) {
+			return ServiceInfo{}, fmt.Errorf("%s: contract %q does not exist in the database", where, name)
+		}
+		if slices.Contains(svc.Contracts, id) {
+			return ServiceInfo{}, fmt.Errorf("%s: contract %q is listed twice", where, name)
+		}
+		svc.Contracts = append(svc.Contracts, id)
+	}
+	return svc, nil
 }
 
 // compileContract checks one contract against the database's message types and against
