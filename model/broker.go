@@ -120,7 +120,7 @@ func NewBroker(cat *Catalog, id InstanceID, cfg Config) (*Broker, error) {
 	}
 	b.sched = make([]*scheduler, len(cat.Instances))
 	for i := range b.sched {
-		b.sched[i] = &scheduler{}
+		b.sched[i] = newScheduler()
 	}
 	b.dbs = make([]*databaseState, len(cat.Databases))
 	for i, db := range cat.Databases {

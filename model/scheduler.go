@@ -29,6 +29,15 @@ type scheduler struct {
 	turn   uint64 // the last turn given
 }
 
+// newScheduler returns an empty scheduler.
+func newScheduler() *scheduler {
+	s := &scheduler{}
+	for l := range s.levels {
+		s.levels[l].byTurn.byTurn = true
+	}
+	return s
+}
+
 // levelQueue holds the dialogs of one level.
 type levelQueue struct {
 	byAge, byTurn orderedList
@@ -172,7 +181,6 @@ func (s *scheduler) push(ep *endpoint) {
 	s.turn++
 	ep.turn = s.turn
 	q := &s.levels[l]
-	q.byAge.byTurn, q.byTurn.byTurn = false, true
 	q.byAge.push(ep, int64(ep.readySince))
 	q.byTurn.push(ep, int64(ep.turn))
 	q.live++

@@ -11,7 +11,7 @@ import (
 // broker does: they become ready one after the other over the last minute.
 func newPendingScheduler(n int) (*scheduler, *rand.Rand) {
 	r := rand.New(rand.NewPCG(1, 2))
-	s := &scheduler{}
+	s := newScheduler()
 	for i := range n {
 		ep := &endpoint{conv: ConversationID(i + 1), isInitiator: true, txLevel: PriorityLevel(1 + r.IntN(10)),
 			readySince: time.Duration(i) * time.Minute / time.Duration(n)}
