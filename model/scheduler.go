@@ -8,11 +8,14 @@ import "time"
 //  1. A dialog's effective level is its transmit level (G-26), raised by one for every
 //     StarvationAgingStep its oldest due fragment has waited, up to StarvationAgingCap
 //     (without aging, the transmit level). The highest effective level wins.
-//  2. Ties go round-robin (G-11): every dialog has a turn, given when it starts waiting and
-//     again each time it sends, and the earliest turn goes first. Within a level that aging
-//     has not raised, that is the level's earliest turn; from a level that aging raised, the
-//     candidate is its longest-waiting dialog, the one that earned the raise.
-//  3. Inside a dialog, fragments go strictly in (sequence, fragment) order.
+//  2. Each level offers one candidate: its earliest turn (every dialog has a turn, given
+//     when it starts waiting and again each time it sends) when aging has not raised the
+//     level, else its longest-waiting dialog, the one that earned the raise.
+//  3. Ties at the highest effective level: a raised candidate goes before one that was not,
+//     the longest waiting first among raised ones, so that the starvation bound holds
+//     however many dialogs wait at the higher level (PRI-15b); among candidates not raised,
+//     the earliest turn, which is G-11's round-robin.
+//  4. Inside a dialog, fragments go strictly in (sequence, fragment) order.
 //
 // So at one level a small message interleaves with a large message's fragments (PROTO-6),
 // and a dialog waiting long enough passes every younger one (PRI-15b).
@@ -293,15 +296,30 @@ func (s *scheduler) bestWaiting(cfg *Config, now time.Duration) int {
 // the scheduler: the caller sends one fragment, then reschedules it as served.
 func (s *scheduler) pick(cfg *Config, now time.Duration) *endpoint {
 	var best *endpoint
-	bestLevel := 0
+	bestLevel, bestRaised := 0, false
 	for l := 10; l >= 1; l-- {
 		if s.levels[l].live == 0 {
 			continue
 		}
 		ep, eff := s.levels[l].candidate(cfg, l, now)
-		if best == nil || eff > bestLevel || (eff == bestLevel && ep.turn < best.turn) {
-			best, bestLevel = ep, eff
+		raised := eff > l
+		if best == nil || eff > bestLevel || (eff == bestLevel && wins(ep, raised, best, bestRaised)) {
+			best, bestLevel, bestRaised = ep, eff, raised
 		}
 	}
 	return best
+}
+
+// wins breaks a tie between two candidates at the same effective level: one that aging
+// raised goes before one that was not, the longer waiting of two raised ones first (so the
+// starvation bound holds however many dialogs wait at the higher level), and of two that
+// were not raised, the earlier turn (G-11's round-robin).
+func wins(a *endpoint, aRaised bool, b *endpoint, bRaised bool) bool {
+	switch {
+	case aRaised != bRaised:
+		return aRaised
+	case aRaised:
+		return a.readySince < b.readySince || (a.readySince == b.readySince && a.turn < b.turn)
+	}
+	return a.turn < b.turn
 }

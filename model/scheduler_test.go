@@ -89,7 +89,7 @@ func referenceChoice(b *Broker, now time.Duration, peer InstanceID) (*endpoint, 
 		return cmp.Or(cmp.Compare(oldest[x], oldest[y]), cmp.Compare(x.conv, y.conv), cmpInitiatorFirst(x, y))
 	})
 	var best *endpoint
-	bestEff := 0
+	bestEff, bestRaised := 0, false
 	for level := 1; level <= 10; level++ {
 		var oldestHere, earliestTurn *endpoint
 		for _, ep := range dialogs { // in age order: the first of the level is its oldest
@@ -110,8 +110,21 @@ func referenceChoice(b *Broker, now time.Duration, peer InstanceID) (*endpoint, 
 		if eff == level {
 			cand = earliestTurn
 		}
-		if best == nil || eff > bestEff || (eff == bestEff && cand.turn < best.turn) {
-			best, bestEff = cand, eff
+		// Ties: raised before not raised; raised by age, then turn; not raised by turn.
+		better := false
+		switch {
+		case best == nil || eff > bestEff:
+			better = true
+		case eff < bestEff:
+		case (eff > level) != bestRaised:
+			better = eff > level
+		case bestRaised:
+			better = oldest[cand] < oldest[best] || (oldest[cand] == oldest[best] && cand.turn < best.turn)
+		default:
+			better = cand.turn < best.turn
+		}
+		if better {
+			best, bestEff, bestRaised = cand, eff, eff > level
 		}
 	}
 	return best, lowest[best].seq, lowest[best].frag

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -55,6 +56,12 @@ func TestPriorityFloodOrdersLatencyByLevel(t *testing.T) {
 		for _, l := range res.Levels {
 			assert.LessOrEqual(t, l.TransmissionQueueWait.Mean, l.Latency.Mean, "level %d seed %d", l.Level, seed)
 			assert.Equal(t, int64(1460), l.Messages, "every message arrives, level %d seed %d", l.Level, seed)
+			// G-11's starvation bound: a message waits in the transmission queue at most the
+			// aging it needs to reach level 10, plus what level 10 itself waits at most
+			// (once raised, it takes its turn with level 10), plus one retry back-off for a
+			// message whose block was lost and had to age again from its retry.
+			bound := time.Duration(10-l.Level)*10*time.Second + ten.TransmissionQueueWait.Max + 4*time.Second
+			assert.LessOrEqual(t, l.TransmissionQueueWait.Max, bound, "level %d seed %d", l.Level, seed)
 		}
 	}
 }

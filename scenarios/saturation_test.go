@@ -64,3 +64,29 @@ func TestPRI16_SaturationGivesTheDocumentedShape(t *testing.T) {
 		assert.Greater(t, served[10]-served[1], 0.80, shape)
 	}
 }
+
+// TestG11_StarvationBoundUnderASustainedFlood: level 10 offers 10% more than the link carries
+// for 200 s, and level 1 a trickle of 5%. G-11's bound: a level-1 message waits in the
+// transmission queue about the 90 s of aging that raise it to 10; it then takes turns with
+// the level-10 dialogs, so it also waits about as long as level 10 itself does, plus one
+// retry back-off when its block was lost (a retransmission ages again from its retry).
+// Without aging, level 1 waits for the flood to end.
+func TestG11_StarvationBoundUnderASustainedFlood(t *testing.T) {
+	maxWait := func(aging bool) (level1, level10 time.Duration) {
+		cfg := floodConfig("sustained", []model.PriorityLevel{10, 1}, 250_000, 2.2, 200*time.Second)
+		low := &cfg.Workloads[1] // level 1: a twenty-second of level 10's load
+		low.Interarrival.Mean *= 22
+		low.Dialogs = max(1, low.Dialogs/22)
+		cfg.Broker.StarvationAgingOff = !aging
+		res, err := Run(cfg, 1)
+		require.NoError(t, err)
+		require.Nil(t, res.Violation)
+		require.Len(t, res.Levels, 2)
+		return res.Levels[1].TransmissionQueueWait.Max, res.Levels[0].TransmissionQueueWait.Max
+	}
+	one, ten := maxWait(true)
+	assert.LessOrEqual(t, one, 90*time.Second+ten+4*time.Second, "with aging (level 10 waited up to %v)", ten)
+	unaged, _ := maxWait(false)
+	assert.Greater(t, unaged, 150*time.Second, "without aging level 1 waits for the flood to end")
+	t.Logf("longest level-1 wait: %v with aging, %v without; level 10: %v", one, unaged, ten)
+}
