@@ -96,7 +96,10 @@ func (r Reason) IsDiscard() bool { return r != ReasonNone && r != ReasonAcked }
 // TraceRecord is one step of the protocol, as observers see it. It is a plain value so that
 // recording costs no allocation.
 type TraceRecord struct {
-	At           time.Duration
+	At time.Duration
+	// Event is the number of the world's event during which the step happened, when the
+	// world stamps it (scenarios does); zero otherwise.
+	Event        uint64
 	Kind         TraceKind
 	Instance     InstanceID
 	Peer         InstanceID // the other instance, for fragments, packets and acks
@@ -122,6 +125,9 @@ type TraceRecord struct {
 // String renders the record on one line, as golden traces hold it.
 func (r TraceRecord) String() string {
 	s := fmt.Sprintf("t=%v %s i%d %s", r.At, r.Kind, r.Instance, r.Conversation)
+	if r.Event != 0 {
+		s = fmt.Sprintf("t=%v #%d %s i%d %s", r.At, r.Event, r.Kind, r.Instance, r.Conversation)
+	}
 	dir := "I→T"
 	if !r.FromInitiator {
 		dir = "T→I"

@@ -188,8 +188,10 @@ type wireNote struct {
 	at   time.Duration
 }
 
-// observe hands a trace record to the checker and the collectors.
+// observe stamps a trace record with the engine's event number and hands it to the checker
+// and the collectors.
 func (w *world) observe(r *model.TraceRecord) {
+	r.Event = w.e.Fired()
 	if w.checker != nil && w.violation == nil {
 		if v := w.checker.Observe(*r); v != nil {
 			w.violation = v
