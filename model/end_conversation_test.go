@@ -33,6 +33,16 @@ func dropFromA(numbers ...int) func(p *Packet, n int) action {
 	}
 }
 
+// dropAllFrom returns a filter that loses every packet instance i sends.
+func dropAllFrom(i InstanceID) func(p *Packet, n int) action {
+	return func(p *Packet, n int) action {
+		if p.From == i {
+			return drop
+		}
+		return deliver
+	}
+}
+
 // rowsRemoved returns the sequence numbers of instance i's transmission queue rows removed
 // for the reason.
 func (w *world) rowsRemoved(i InstanceID, reason Reason) []SequenceNumber {
@@ -370,12 +380,7 @@ func TestG15_TargetRefusesAContractItDoesNotAccept(t *testing.T) {
 func TestDLG10_CleanupRemovesAnEndpointStuckInDO(t *testing.T) {
 	w := newWorld(t, Config{})
 	d := establish(w)
-	w.filter = func(p *Packet, n int) action {
-		if p.From == instB {
-			return drop
-		}
-		return deliver
-	}
+	w.filter = dropAllFrom(instB)
 	require.NoError(t, d.endInitiator(EndOptions{}))
 	w.runUntil(w.now + 10*time.Minute)
 	require.Equal(t, "DO", d.state(true))

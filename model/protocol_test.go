@@ -331,12 +331,7 @@ func TestPROTO10_RetryBackOffDoublesToTheMaximum(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t, tt.cfg)
-			w.filter = func(p *Packet, n int) action {
-				if p.From == instA {
-					return drop
-				}
-				return deliver
-			}
+			w.filter = dropAllFrom(instA)
 			d := beginDialog(w, "Target", "RequestReply", BeginDialogOptions{})
 			require.NoError(t, d.sendRequest())
 			w.runUntil(tt.healAt)
@@ -425,12 +420,7 @@ func TestPROTO6_SmallMessageInterleavesWithLargeMessage(t *testing.T) {
 func TestPROTO10_NewFragmentDoesNotWaitForAnEarlierFragmentsBackOff(t *testing.T) {
 	s := time.Second
 	w := newWorld(t, Config{})
-	w.filter = func(p *Packet, n int) action {
-		if p.From == instA {
-			return drop
-		}
-		return deliver
-	}
+	w.filter = dropAllFrom(instA)
 	d := beginDialog(w, "Target", "RequestReply", BeginDialogOptions{})
 	require.NoError(t, d.sendRequest()) // retried at 4, 12, 28, 60, 124 s
 	w.at(70*s, func() { require.NoError(t, d.sendRequest()) })
@@ -469,12 +459,7 @@ func TestG16_RefusalReachingAnEndedInitiatorClosesIt(t *testing.T) {
 func TestPROTO10_BackOffStaysAtTheMaximumForEver(t *testing.T) {
 	const min, most = time.Millisecond, 8 * time.Millisecond
 	w := newWorld(t, Config{RetryIntervalMin: min, RetryIntervalMax: most})
-	w.filter = func(p *Packet, n int) action {
-		if p.From == instA {
-			return drop
-		}
-		return deliver
-	}
+	w.filter = dropAllFrom(instA)
 	d := beginDialog(w, "Target", "RequestReply", BeginDialogOptions{})
 	require.NoError(t, d.sendRequest())
 	w.runUntil(400 * most)
