@@ -53,13 +53,13 @@ type endpoint struct {
 	// to non-empty (G-26).
 	txLevel PriorityLevel
 	// While scheduled, the endpoint waits in its destination's scheduler at level
-	// schedLevel, under the entries of versions ageVersion and turnVersion; readySince is
-	// when its oldest due fragment became due, and turn its place in the round-robin.
-	scheduled               bool
-	schedLevel              uint8
-	ageVersion, turnVersion uint32
-	turn                    uint64
-	readySince              time.Duration
+	// schedLevel, holding slot schedSlot; readySince is when its oldest due fragment became
+	// due, and turn its place in the round-robin.
+	scheduled  bool
+	schedLevel uint8
+	schedSlot  uint32
+	turn       uint64
+	readySince time.Duration
 	// local is true when the far service is on this instance: messages go straight to the
 	// target queue (TXQ-2).
 	local bool
