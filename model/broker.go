@@ -35,9 +35,16 @@ type Broker struct {
 
 	counter      uint64 // for handles, conversation and group ids
 	queuingOrder int64
-	tracing      bool
-	effects      Effects
-	counters     Counters
+
+	groups     map[ConversationGroupID]*group // this instance's conversation groups
+	txCounter  uint64
+	statements uint64
+	waiting    map[TxID]*Tx    // transactions whose statement waits
+	wake       []*serviceQueue // queues whose waiting sessions may go on
+	txPool     []*Tx           // ended autocommit transactions, for reuse
+	tracing    bool
+	effects    Effects
+	counters   Counters
 	// transmissionObjects counts endpoints holding a transmission object (TXQ-6).
 	transmissionObjects int
 }
@@ -53,6 +60,11 @@ type Effects struct {
 	Ready []QueueID
 	// Trace holds the records of the steps taken, when tracing is on.
 	Trace []TraceRecord
+	// Completed lists the statements that waited and have finished (ErrWaiting).
+	Completed []Completion
+	// QueueDisabled lists queues that poison detection turned OFF (QUE-8): the
+	// Broker:Queue Disabled event.
+	QueueDisabled []QueueID
 }
 
 // TimerKind says what a Timer is for.
@@ -66,6 +78,8 @@ const (
 	TimerLifetime                       // Key: conversation handle
 	TimerRetention                      // Key: conversation handle
 	TimerWireFree                       // Key: peer instance
+	TimerStatement                      // Key: transaction id; a WAITFOR or lock time-out
+	TimerDialog                         // Key: conversation handle; BEGIN CONVERSATION TIMER (DLG-14)
 )
 
 // Timer asks the world to call TimerFired at At. Timers are never cancelled: one that is no
@@ -91,6 +105,11 @@ type Counters struct {
 	AcksPiggybacked        int64 // acknowledgements carried by fragments
 	EndpointsCreated       int64
 	EndpointsDeleted       int64
+	Commits                int64
+	Rollbacks              int64 // whole transactions, savepoint rollbacks not counted
+	Deadlocks              int64 // victims rolled back (G-24)
+	PoisonDisables         int64 // queues turned OFF by poison detection (QUE-8)
+	SendsDropped           int64 // SENDs whose dialog failed before their commit
 }
 
 // NewBroker returns the broker of instance id.
@@ -106,6 +125,8 @@ func NewBroker(cat *Catalog, id InstanceID, cfg Config) (*Broker, error) {
 		endpoints: map[ConversationHandle]*endpoint{},
 		dialogs:   map[dialogKey]*endpoint{},
 		retained:  map[ConversationHandle]*endpoint{},
+		groups:    map[ConversationGroupID]*group{},
+		waiting:   map[TxID]*Tx{},
 		queues:    make([]*serviceQueue, len(cat.Queues)),
 		conns:     make([]*connection, len(cat.Instances)),
 		tx:        &fifoTransmitter{},
@@ -150,6 +171,9 @@ func (b *Broker) Advance() {
 	}
 	b.effects.Ready = b.effects.Ready[:0]
 	b.effects.Trace = b.effects.Trace[:0]
+	clear(b.effects.Completed)
+	b.effects.Completed = b.effects.Completed[:0]
+	b.effects.QueueDisabled = b.effects.QueueDisabled[:0]
 }
 
 // Counters returns the broker's counters.
@@ -254,6 +278,10 @@ func (b *Broker) pump(now time.Duration) {
 			b.flushAcks(now, self)
 		}
 		if len(b.selfPackets) == 0 {
+			if len(b.wake) > 0 {
+				b.wakeReceivers(now)
+				continue
+			}
 			return
 		}
 		p := b.selfPackets[0]
@@ -337,6 +365,13 @@ func (b *Broker) TimerFired(now time.Duration, t Timer) {
 		b.forgetClosed(now, ConversationHandle(t.Key))
 	case TimerWireFree:
 		b.conns[t.Key].freeArmed = false
+	case TimerStatement:
+		b.statementTimedOut(now, TxID(t.Key))
+	case TimerDialog:
+		if ep := b.endpoints[ConversationHandle(t.Key)]; ep != nil && !ep.deleted && ep.grp != nil && ep.timerAt == t.At {
+			ep.timerAt = 0
+			b.enqueue(now, ep, queuedMessage{seq: Unsequenced, msgType: DialogTimerMessageType}, !ep.isInitiator)
+		}
 	default:
 		panic(fmt.Sprintf("model: instance %d: timer of unknown kind %d at t=%v", b.id, t.Kind, now))
 	}

@@ -93,6 +93,9 @@ type Queue struct {
 	Name      string
 	Status    QueueStatus
 	Retention bool
+	// PoisonMessageHandlingOff is POISON_MESSAGE_HANDLING (STATUS = OFF): five consecutive
+	// rollbacks no longer turn the queue OFF (QUE-8). The default is ON.
+	PoisonMessageHandlingOff bool
 }
 
 // Service is CREATE SERVICE name ON QUEUE queue (contracts): the contracts listed are the
@@ -158,10 +161,11 @@ type DatabaseInfo struct {
 
 // QueueInfo is a compiled queue, with its initial status.
 type QueueInfo struct {
-	Name      string
-	Database  DatabaseID
-	Status    QueueStatus
-	Retention bool
+	Name                     string
+	Database                 DatabaseID
+	Status                   QueueStatus
+	Retention                bool
+	PoisonMessageHandlingOff bool
 }
 
 // ServiceInfo is a compiled service.

@@ -115,7 +115,8 @@ func (c *Catalog) compileDatabase(instance InstanceID, db Database, where string
 		}
 		id := QueueID(len(c.Queues))
 		queues[q.Name] = id
-		c.Queues = append(c.Queues, QueueInfo{Name: q.Name, Database: dbID, Status: q.Status, Retention: q.Retention})
+		c.Queues = append(c.Queues, QueueInfo{Name: q.Name, Database: dbID, Status: q.Status, Retention: q.Retention,
+			PoisonMessageHandlingOff: q.PoisonMessageHandlingOff})
 		info.Queues = append(info.Queues, id)
 	}
 

@@ -86,11 +86,18 @@ type endpoint struct {
 	out *outbound // transmission queue rows
 	in  *inbound  // out-of-order and partial messages, ack owed
 
-	// ready holds the messages receivable on the queue (status 1), in receive order.
-	ready []queuedMessage
-	// inQueueList is true while the endpoint is in its queue's list of endpoints with ready
-	// messages.
-	inQueueList bool
+	// ready holds the messages receivable on the queue (status 1), in receive order
+	// (DLG-13); oldestReady is their smallest queuing_order, and readyCounted how many of
+	// them the queue's count holds.
+	ready        []queuedMessage
+	oldestReady  int64
+	readyCounted int32
+	// grp is the endpoint's conversation group (LOCK-1); levelIdx and ageIdx are its places
+	// in the group's heaps of conversations with ready messages, -1 when not there.
+	grp              *group
+	levelIdx, ageIdx int32
+	// timerAt is when the conversation timer expires, zero for none (DLG-14).
+	timerAt time.Duration
 	// discardArrivals is set once an Error arrived or the lifetime expired: later arrivals are
 	// discarded and acked (G-15, G-17).
 	discardArrivals bool

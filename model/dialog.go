@@ -9,37 +9,78 @@ import (
 type BeginDialogOptions struct {
 	// Lifetime is the dialog's LIFETIME; zero means none (DLG-5, G-15).
 	Lifetime time.Duration
+	// RelatedConversation puts the new dialog in that conversation's group; it must exist
+	// (DLG-2). RelatedConversationGroup puts it in the group with that id, created when it
+	// does not exist. At most one is set.
+	RelatedConversation      ConversationHandle
+	RelatedConversationGroup ConversationGroupID
 }
 
-// BeginDialog is BEGIN DIALOG FROM SERVICE from TO SERVICE to ON CONTRACT contract (DLG-1):
-// it creates the initiator endpoint in state SO, in a new conversation group, and returns
-// its handle. Nothing is sent until the first SEND.
+// BeginDialog is BEGIN DIALOG FROM SERVICE from TO SERVICE to ON CONTRACT contract (DLG-1)
+// in a transaction of its own: it creates the initiator endpoint in state SO, in a new
+// conversation group unless a related one is named, and returns its handle. Nothing is sent
+// until the first SEND. With a related group that another transaction holds, it waits
+// (ErrWaiting; the handle comes with the completion).
 func (b *Broker) BeginDialog(now time.Duration, from, to ServiceID, contract ContractID, opts BeginDialogOptions) (ConversationHandle, error) {
-	b.now = now
+	t := b.autocommit(now)
+	h, err := t.BeginDialog(now, from, to, contract, opts)
+	return h, b.endAutocommit(now, t, err)
+}
+
+// endAutocommit ends the transaction of one statement run outside BEGIN TRANSACTION: it
+// commits when the statement succeeded, rolls back when it failed, and stays open while
+// the statement waits (it ends when the statement completes).
+func (b *Broker) endAutocommit(now time.Duration, t *Tx, err error) error {
+	switch {
+	case err == ErrWaiting:
+		return err
+	case err != nil:
+		t.Rollback(now)
+	default:
+		t.Commit(now)
+	}
+	b.recycle(t)
+	return err
+}
+
+// checkBeginDialog checks BEGIN DIALOG's arguments.
+func (b *Broker) checkBeginDialog(from, to ServiceID, contract ContractID, opts BeginDialogOptions) error {
 	if from < 0 || int(from) >= len(b.cat.Services) || b.cat.Services[from].Instance != b.id {
-		return 0, fmt.Errorf("BEGIN DIALOG from service %d: %w", from, ErrNotLocal)
+		return fmt.Errorf("BEGIN DIALOG from service %d: %w", from, ErrNotLocal)
 	}
 	if to < 0 || int(to) >= len(b.cat.Services) {
-		return 0, fmt.Errorf("BEGIN DIALOG to service %d: no such service", to)
+		return fmt.Errorf("BEGIN DIALOG to service %d: no such service", to)
 	}
 	if contract < 0 || int(contract) >= len(b.cat.Contracts) || !b.cat.databaseHasContract(b.cat.Services[from].Database, contract) {
-		return 0, fmt.Errorf("BEGIN DIALOG from service %q on contract %d: %w", b.cat.Services[from].Name, contract, ErrContractNotInDatabase)
+		return fmt.Errorf("BEGIN DIALOG from service %q on contract %d: %w", b.cat.Services[from].Name, contract, ErrContractNotInDatabase)
 	}
 	if opts.Lifetime < 0 {
-		return 0, fmt.Errorf("BEGIN DIALOG: lifetime %v is negative", opts.Lifetime)
+		return fmt.Errorf("BEGIN DIALOG: lifetime %v is negative", opts.Lifetime)
 	}
+	if opts.RelatedConversation != 0 && opts.RelatedConversationGroup != 0 {
+		return fmt.Errorf("BEGIN DIALOG: RELATED_CONVERSATION and RELATED_CONVERSATION_GROUP are exclusive")
+	}
+	return nil
+}
+
+// beginDialog creates the initiator endpoint in group g, or in a new group when g is nil.
+func (b *Broker) beginDialog(now time.Duration, from, to ServiceID, contract ContractID, opts BeginDialogOptions, g *group) *endpoint {
 	far := b.cat.Services[to].Instance
 	ep := &endpoint{
-		handle: ConversationHandle(b.nextID()), conv: ConversationID(b.nextID()), group: ConversationGroupID(b.nextID()),
+		handle: ConversationHandle(b.nextID()), conv: ConversationID(b.nextID()),
 		service: from, farService: to, contract: contract, farInstance: far, isInitiator: true,
 		local: far == b.id, endSeq: -1, priority: b.priorityFor(from, contract, to),
 	}
+	if g == nil {
+		g = b.newGroup(ConversationGroupID(b.nextID()), from)
+	}
+	b.join(ep, g)
 	if opts.Lifetime > 0 {
 		ep.lifetime = now + opts.Lifetime
 		b.timer(ep.lifetime, TimerLifetime, uint64(ep.handle))
 	}
 	b.register(now, ep, StartedOutbound)
-	return ep.handle, nil
+	return ep
 }
 
 func (b *Broker) register(now time.Duration, ep *endpoint, state EndpointState) {
@@ -49,29 +90,26 @@ func (b *Broker) register(now time.Duration, ep *endpoint, state EndpointState) 
 	b.setState(now, ep, state)
 }
 
-// Send is SEND ON CONVERSATION handle MESSAGE TYPE mt (bytes): the message gets the next
-// sequence number and goes to the transmission queue (TXQ-1), or straight to the target
-// queue on this instance (TXQ-2). The first SEND moves SO to CO.
+// Send is SEND ON CONVERSATION handle MESSAGE TYPE mt (bytes) in a transaction of its own:
+// the message gets the next sequence number and goes to the transmission queue (TXQ-1), or
+// straight to the target queue on this instance (TXQ-2). The first SEND moves SO to CO.
+// When another transaction holds the conversation's group, it waits (ErrWaiting, G-24).
 func (b *Broker) Send(now time.Duration, h ConversationHandle, mt MessageTypeID, bytes int64) error {
-	b.now = now
-	ep, err := b.liveEndpoint(h, "SEND")
-	if err != nil {
-		return err
-	}
+	t := b.autocommit(now)
+	return b.endAutocommit(now, t, t.Send(now, h, mt, bytes))
+}
+
+// checkSend checks a SEND on ep.
+func (b *Broker) checkSend(ep *endpoint, mt MessageTypeID, bytes int64) error {
 	if !ep.state.canSend() {
-		return fmt.Errorf("SEND on %v in state %v: %w", h, ep.state, ErrConversationNotSending)
+		return fmt.Errorf("SEND on %v in state %v: %w", ep.handle, ep.state, ErrConversationNotSending)
 	}
 	if !b.cat.allows(ep.contract, mt, ep.isInitiator) {
-		return fmt.Errorf("SEND on %v of message type %d: %w", h, mt, ErrMessageTypeNotAllowed)
+		return fmt.Errorf("SEND on %v of message type %d: %w", ep.handle, mt, ErrMessageTypeNotAllowed)
 	}
 	if bytes < 0 || bytes > MaxMessageBytes {
-		return fmt.Errorf("SEND on %v of %d bytes: %w", h, bytes, ErrMessageTooLarge)
+		return fmt.Errorf("SEND on %v of %d bytes: %w", ep.handle, bytes, ErrMessageTooLarge)
 	}
-	if ep.state == StartedOutbound {
-		b.setState(now, ep, Conversing)
-	}
-	b.queueRow(now, ep, mt, bytes, 0)
-	b.pump(now)
 	return nil
 }
 
@@ -89,17 +127,13 @@ type EndOptions struct {
 // earlier messages and the endpoint waits in DO for its acknowledgement; from SO, DI or ER
 // nothing is sent and the endpoint closes at once (G-16).
 func (b *Broker) EndConversation(now time.Duration, h ConversationHandle, opts EndOptions) error {
-	b.now = now
-	ep, err := b.liveEndpoint(h, "END CONVERSATION")
-	if ep = b.endpoints[h]; err != nil && !(opts.WithCleanup && ep != nil && ep.state == DisconnectedOutbound) {
-		// WITH CLEANUP is also the way out for an endpoint stuck in DO, waiting for an
-		// acknowledgement that will never come (DLG-10).
-		return err
-	}
-	if opts.WithError && opts.ErrorCode <= 0 {
-		return fmt.Errorf("END CONVERSATION %v WITH ERROR = %d: the code must be positive", h, opts.ErrorCode)
-	}
-	ep.ready = nil
+	t := b.autocommit(now)
+	return b.endAutocommit(now, t, t.EndConversation(now, h, opts))
+}
+
+// endConversation carries out END CONVERSATION on ep at commit.
+func (b *Broker) endConversation(now time.Duration, ep *endpoint, opts EndOptions) {
+	b.leave(ep) // its messages leave the queue, and the conversation its group (DLG-15)
 	if ep.in != nil {
 		ep.in.pending = nil
 	}
@@ -123,15 +157,14 @@ func (b *Broker) EndConversation(now time.Duration, h ConversationHandle, opts E
 	default: // SO, DI, ER
 		b.closeEndpoint(now, ep)
 	}
-	b.pump(now)
-	return nil
 }
 
 // liveEndpoint finds the endpoint an application statement names: it must exist and not be
-// ended (DLG-11).
-func (b *Broker) liveEndpoint(h ConversationHandle, statement string) (*endpoint, error) {
+// ended (DLG-11). END CONVERSATION WITH CLEANUP is also the way out for an endpoint stuck in
+// DO, waiting for an acknowledgement that will never come (DLG-10).
+func (b *Broker) liveEndpoint(h ConversationHandle, statement string, cleanup bool) (*endpoint, error) {
 	ep := b.endpoints[h]
-	if ep == nil || ep.state == Closed || ep.state == DisconnectedOutbound {
+	if ep == nil || ep.state == Closed || (ep.state == DisconnectedOutbound && !cleanup) {
 		return nil, fmt.Errorf("%s on %v: %w", statement, h, ErrHandleNotFound)
 	}
 	return ep, nil
@@ -146,7 +179,7 @@ func (b *Broker) closeEndpoint(now time.Duration, ep *endpoint) {
 			ep.handle, ep.state, ep.out.liveRows(), now))
 	}
 	b.setState(now, ep, Closed)
-	ep.ready = nil
+	b.leave(ep)
 	ep.discardArrivals = true
 	b.stopTransmitting(ep)
 	if ep.isInitiator {
@@ -192,6 +225,7 @@ func (b *Broker) delete(ep *endpoint) {
 		return
 	}
 	ep.deleted = true
+	b.leave(ep)
 	b.stopTransmitting(ep)
 	delete(b.endpoints, ep.handle)
 	delete(b.retained, ep.handle)
@@ -336,10 +370,11 @@ func (b *Broker) createTarget(now time.Duration, from InstanceID, f *Fragment) *
 		return nil
 	}
 	ep := &endpoint{
-		handle: ConversationHandle(b.nextID()), conv: f.Conversation, group: ConversationGroupID(b.nextID()),
+		handle: ConversationHandle(b.nextID()), conv: f.Conversation,
 		service: f.ToService, farService: f.FromService, contract: f.Contract, farInstance: from,
 		local: from == b.id, endSeq: -1, lifetime: f.Lifetime, priority: b.priorityFor(f.ToService, f.Contract, f.FromService),
 	}
+	b.join(ep, b.newGroup(ConversationGroupID(b.nextID()), f.ToService)) // DLG-3: a new group on its queue
 	if ep.lifetime > 0 {
 		b.timer(max(ep.lifetime, now), TimerLifetime, uint64(ep.handle))
 	}

@@ -19,19 +19,27 @@ type queuedMessage struct {
 	errorCode  int32
 }
 
-// serviceQueue is the broker's state of one queue: its status and the endpoints that have
-// receivable messages, oldest first.
+// serviceQueue is the broker's state of one queue: its status, its groups that have ready
+// messages and no lock holder (by group priority, PRI-7, G-22), and the sessions waiting
+// in RECEIVE or GET CONVERSATION GROUP.
 type serviceQueue struct {
 	id     QueueID
 	status QueueStatus
-	// endpoints with ready messages; endpoints[:head] were taken.
-	endpoints []*endpoint
-	head      int
+	groups ixHeap[*group, groupOrder]
+	// ready counts the queue's ready rows.
+	ready int
 	// signalled is set when the queue is listed in the current Effects.Ready.
 	signalled bool
 	// heldSenders are same-instance endpoints whose messages to this queue wait while it is
 	// OFF (G-18).
 	heldSenders []*endpoint
+	// waiters are the transactions waiting for messages, first come first served;
+	// wakeListed is set while the queue is in the broker's list to wake.
+	waiters    []*Tx
+	wakeListed bool
+	// rollbacks counts consecutive rollbacks of transactions that received from the queue
+	// (QUE-8, G-14).
+	rollbacks int
 }
 
 // ReceivedMessage is one row of a RECEIVE result (ENT-4).
@@ -76,85 +84,46 @@ const (
 // MaxMessageBytes caps a message body (G-34).
 const MaxMessageBytes = 16 << 20
 
-// enqueue makes a message ready on the endpoint's queue. An Error goes before the
-// conversation's other ready messages (DLG-13). The queue is signalled in Effects.Ready
-// unless it is OFF: then the message waits, in order, until ALTER QUEUE sets it ON (TXQ-4,
-// G-18).
+// enqueue makes a message ready on the endpoint's queue, in receive order: a DialogTimer
+// goes before the conversation's other ready messages, an Error before all but a
+// DialogTimer (DLG-13). Incoming messages take no lock: they join their group even while a
+// transaction holds it (LOCK-5). The queue is signalled in Effects.Ready unless it is OFF:
+// then the message waits, in order, until ALTER QUEUE sets it ON (TXQ-4, G-18).
 func (b *Broker) enqueue(now time.Duration, ep *endpoint, m queuedMessage, fromInitiator bool) {
+	if ep.grp == nil {
+		panic(fmt.Sprintf("model: instance %d: message for %v, which has left its group, at t=%v", b.id, ep.conv, now))
+	}
 	b.queuingOrder++
 	m.order = b.queuingOrder
 	m.enqueuedAt = now
-	if m.msgType == ErrorMessageType {
-		ep.ready = slices.Insert(ep.ready, 0, m)
-	} else {
-		ep.ready = append(ep.ready, m)
-	}
+	ep.ready = insertReady(ep.ready, m)
 	b.counters.MessagesEnqueued++
 	b.trace(TraceRecord{At: now, Kind: TraceMessageReady, Peer: ep.farInstance, Conversation: ep.conv,
-		FromInitiator: fromInitiator, Sequence: m.seq, MessageType: m.msgType, Bytes: m.bytes, SentAt: m.sentAt})
-	q := b.queueOf(ep)
-	if !ep.inQueueList {
-		ep.inQueueList = true
-		q.endpoints = append(q.endpoints, ep)
-	}
-	b.signal(q)
+		FromInitiator: fromInitiator, Sequence: m.seq, MessageType: m.msgType, Bytes: m.bytes, SentAt: m.sentAt, Group: ep.group})
+	b.readyChanged(ep)
 }
 
-// signal lists the queue in Effects.Ready when it is ON and has something to receive.
+// signal lists the queue in Effects.Ready when it is ON and has something to receive, and
+// wakes the sessions waiting on it.
 func (b *Broker) signal(q *serviceQueue) {
-	if q.status == QueueOn && !q.signalled && q.head < len(q.endpoints) {
+	if q.status == QueueOn && !q.signalled && q.ready > 0 {
 		q.signalled = true
 		b.effects.Ready = append(b.effects.Ready, q.id)
 	}
+	b.wakeQueue(q)
 }
 
 func (b *Broker) queueOf(ep *endpoint) *serviceQueue {
 	return b.queues[b.cat.Services[ep.service].Queue]
 }
 
-// Receive is RECEIVE TOP(top) FROM queue (QUE-4), without a transaction: it returns the
-// ready messages of one conversation, in order, appending them to buf. top <= 0 means no
-// TOP. Conversations take turns in the order their messages became ready. Groups, locks and
-// priorities come with the conversation group issue.
+// Receive is RECEIVE TOP(top) FROM queue in a transaction of its own (autocommit), without
+// WHERE or WAITFOR: the ready messages of the highest-priority group that no transaction
+// holds, appended to buf (QUE-4, PRI-9). top <= 0 means no TOP.
 func (b *Broker) Receive(now time.Duration, queue QueueID, top int, buf []ReceivedMessage) ([]ReceivedMessage, error) {
-	q, err := b.localQueue(queue)
-	if err != nil {
-		return buf, err
-	}
-	if q.status == QueueOff {
-		return buf, fmt.Errorf("RECEIVE from queue %q: %w", b.cat.Queues[queue].Name, ErrQueueDisabled)
-	}
-	for q.head < len(q.endpoints) {
-		ep := q.endpoints[q.head]
-		q.endpoints[q.head] = nil
-		q.head++
-		ep.inQueueList = false
-		if ep.deleted || len(ep.ready) == 0 {
-			continue
-		}
-		n := len(ep.ready)
-		if top > 0 {
-			n = min(n, top)
-		}
-		for _, m := range ep.ready[:n] {
-			buf = append(buf, b.received(ep, m))
-			b.trace(TraceRecord{At: now, Kind: TraceMessageReceived, Conversation: ep.conv,
-				FromInitiator: !ep.isInitiator, Sequence: m.seq, MessageType: m.msgType, Bytes: m.bytes, SentAt: m.sentAt})
-		}
-		ep.ready = slices.Delete(ep.ready, 0, n)
-		if len(ep.ready) == 0 {
-			if cap(ep.ready) > idleCapacity {
-				ep.ready = nil // an idle endpoint keeps at most a small buffer
-			}
-		} else {
-			ep.inQueueList = true
-			q.endpoints = append(q.endpoints, ep)
-		}
-		break
-	}
-	q.compact()
-	b.counters.MessagesReceived += int64(len(buf))
-	return buf, nil
+	t := b.autocommit(now)
+	buf, err := t.Receive(now, queue, ReceiveOptions{Top: top}, buf)
+	return buf, b.endAutocommit(now, t, err)
 }
 
 func (b *Broker) received(ep *endpoint, m queuedMessage) ReceivedMessage {
@@ -162,18 +131,6 @@ func (b *Broker) received(ep *endpoint, m queuedMessage) ReceivedMessage {
 		ConversationHandle: ep.handle, ConversationID: ep.conv, MessageSequenceNumber: m.seq, Service: ep.service,
 		Contract: ep.contract, MessageType: m.msgType, Bytes: m.bytes, ErrorCode: m.errorCode,
 		SentAt: m.sentAt, TransmittedAt: m.txAt, EnqueuedAt: m.enqueuedAt}
-}
-
-func (q *serviceQueue) compact() {
-	if q.head == len(q.endpoints) {
-		q.endpoints = q.endpoints[:0]
-		q.head = 0
-	} else if q.head > 64 && q.head > len(q.endpoints)/2 {
-		n := copy(q.endpoints, q.endpoints[q.head:])
-		clear(q.endpoints[n:])
-		q.endpoints = q.endpoints[:n]
-		q.head = 0
-	}
 }
 
 // AlterQueueStatus is ALTER QUEUE ... WITH STATUS = ON|OFF. Messages that arrived while the
@@ -184,6 +141,14 @@ func (b *Broker) AlterQueueStatus(now time.Duration, queue QueueID, status Queue
 		return err
 	}
 	b.now = now
+	b.setQueueStatus(now, q, status)
+	b.pump(now)
+	return nil
+}
+
+// setQueueStatus sets the queue's status. Sessions waiting in RECEIVE get the error of an
+// OFF queue at once (QUE-1).
+func (b *Broker) setQueueStatus(now time.Duration, q *serviceQueue, status QueueStatus) {
 	q.status = status
 	if status == QueueOn {
 		// Held messages sat in a transmission queue, where levels apply (PRI-13): the
@@ -198,10 +163,8 @@ func (b *Broker) AlterQueueStatus(now time.Duration, queue QueueID, status Queue
 		}
 		clear(q.heldSenders)
 		q.heldSenders = q.heldSenders[:0]
-		b.pump(now)
 	}
-	b.signal(q)
-	return nil
+	b.signal(q) // wakes the waiting sessions: they find the queue OFF
 }
 
 // QueueStatus returns the queue's current status.
@@ -219,11 +182,7 @@ func (b *Broker) ReadyMessages(queue QueueID) int {
 	if err != nil {
 		return 0
 	}
-	n := 0
-	for _, ep := range q.endpoints[q.head:] {
-		n += len(ep.ready)
-	}
-	return n
+	return q.ready
 }
 
 func (b *Broker) localQueue(queue QueueID) (*serviceQueue, error) {

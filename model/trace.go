@@ -39,10 +39,33 @@ const (
 	// (G-11) and BestWaiting the highest effective level of any dialog waiting for that
 	// destination, computed apart.
 	TraceScheduled
+	// TraceLockAcquired: transaction Tx took the lock of Group (LOCK-2).
+	TraceLockAcquired
+	// TraceLockReleased: transaction Tx, ending, released the lock of Group (LOCK-3).
+	TraceLockReleased
+	// TraceLockWait: statement Statement of transaction Tx waits for Group, which HolderTx
+	// holds (G-24).
+	TraceLockWait
+	// TraceDeadlock: a wait closed a cycle; transaction Tx is the victim, rolled back.
+	TraceDeadlock
+	// TraceMessageReturned: a rollback put a received message back on the queue (TXN-1,
+	// TXN-3).
+	TraceMessageReturned
+	// TraceTxCommitted and TraceTxRolledBack: transaction Tx ended, after its
+	// TraceLockReleased records.
+	TraceTxCommitted
+	TraceTxRolledBack
+	// TraceSavepointRolledBack: transaction Tx rolled back to a savepoint, after the
+	// TraceMessageReturned records; its locks stay.
+	TraceSavepointRolledBack
+	// TraceQueueDisabled: poison detection turned Queue OFF (QUE-8).
+	TraceQueueDisabled
 )
 
 var traceKindNames = [...]string{"", "sent", "fragment-sent", "fragment-stored", "fragment-duplicate",
-	"fragment-discarded", "packet-corrupt", "ready", "received", "row-removed", "state", "ack-sent", "scheduled"}
+	"fragment-discarded", "packet-corrupt", "ready", "received", "row-removed", "state", "ack-sent", "scheduled",
+	"lock-acquired", "lock-released", "lock-wait", "deadlock", "returned", "committed", "rolled-back",
+	"savepoint-rolled-back", "queue-disabled"}
 
 func (k TraceKind) String() string {
 	if int(k) < len(traceKindNames) && k != 0 {
@@ -120,14 +143,23 @@ type TraceRecord struct {
 	// BestWaiting are levels of a scheduling decision (TraceScheduled).
 	Priority               PriorityLevel
 	Effective, BestWaiting uint8
+	// Tx is the transaction of a statement's record, Statement the statement's number (the
+	// rows of one RECEIVE share it), Group the conversation group, HolderTx the holder a
+	// lock wait waits for, Queue the queue of TraceQueueDisabled.
+	Tx        TxID
+	Statement uint64
+	Group     ConversationGroupID
+	HolderTx  TxID
+	Queue     QueueID
 }
 
 // String renders the record on one line, as golden traces hold it.
 func (r TraceRecord) String() string {
-	s := fmt.Sprintf("t=%v %s i%d %s", r.At, r.Kind, r.Instance, r.Conversation)
+	head := fmt.Sprintf("t=%v %s i%d", r.At, r.Kind, r.Instance)
 	if r.Event != 0 {
-		s = fmt.Sprintf("t=%v #%d %s i%d %s", r.At, r.Event, r.Kind, r.Instance, r.Conversation)
+		head = fmt.Sprintf("t=%v #%d %s i%d", r.At, r.Event, r.Kind, r.Instance)
 	}
+	s := fmt.Sprintf("%s %s", head, r.Conversation)
 	dir := "I→T"
 	if !r.FromInitiator {
 		dir = "T→I"
@@ -144,6 +176,16 @@ func (r TraceRecord) String() string {
 		return fmt.Sprintf("%s %s %v→%v", s, side, r.From, r.To)
 	case TracePacketCorrupt, TraceAckSent:
 		return fmt.Sprintf("%s peer=i%d", s, r.Peer)
+	case TraceLockAcquired, TraceLockReleased, TraceDeadlock:
+		return fmt.Sprintf("%s tx%d %v", head, r.Tx, r.Group)
+	case TraceLockWait:
+		return fmt.Sprintf("%s tx%d %v held-by=tx%d", head, r.Tx, r.Group, r.HolderTx)
+	case TraceTxCommitted, TraceTxRolledBack, TraceSavepointRolledBack:
+		return fmt.Sprintf("%s tx%d", head, r.Tx)
+	case TraceQueueDisabled:
+		return fmt.Sprintf("%s queue=%d", head, r.Queue)
+	case TraceMessageReceived, TraceMessageReturned:
+		return fmt.Sprintf("%s %s seq=%d type=%d tx%d %v", s, dir, r.Sequence, r.MessageType, r.Tx, r.Group)
 	case TraceScheduled:
 		return fmt.Sprintf("%s %s peer=i%d level=%d effective=%d best-waiting=%d", s, dir, r.Peer, r.Priority.Level(),
 			r.Effective, r.BestWaiting)
