@@ -87,12 +87,54 @@ type Workload struct {
 	EndWithError bool
 }
 
-// Reader configures the reader of one queue: RECEIVE TOP(Top), then ProcessingTime for
-// each message returned before the next RECEIVE.
+// Reader configures the reader program of one queue (issue 5): Sessions copies of one loop,
+// each in its own session and transactions (TXN-4):
+//
+//	BEGIN TRANSACTION
+//	RECEIVE TOP(Top) ... WAITFOR (, TIMEOUT WaitFor)           -- ReceiveLoop
+//	or GET CONVERSATION GROUP ... WAITFOR, then RECEIVE TOP(Top) WHERE conversation_group_id
+//	                                                            -- GroupLoop
+//	ProcessingTime per message received; replies and END CONVERSATION as the workload asks
+//	COMMIT, or ROLLBACK with probability RollbackRate
+//
+// An empty result (WAITFOR ran out) commits and loops. A deadlock victim starts again. A
+// RECEIVE error (the queue is OFF) ends the loop until ALTER QUEUE sets the queue ON.
 type Reader struct {
-	Queue          string
-	Top            int
+	Queue string
+	Mode  ReaderMode
+	Top   int
+	// Sessions is how many copies of the loop run at once; zero means one.
+	Sessions int
+	// WaitFor is the WAITFOR TIMEOUT; zero waits for ever. A run whose readers poll with a
+	// time-out never runs out of events: give it MaxTime.
+	WaitFor        time.Duration
 	ProcessingTime sim.Distribution
+	// RollbackRate is the chance that a transaction that received messages rolls back
+	// instead of committing (its messages return to the queue, QUE-8 counts it).
+	RollbackRate float64
+	// TouchRate is the chance that a transaction also runs BEGIN CONVERSATION TIMER
+	// (TouchTimer) on another conversation this program has received from: a statement on
+	// a group another session may hold, so that lock waits and deadlocks happen (G-24).
+	TouchRate  float64
+	TouchTimer time.Duration
+}
+
+// ReaderMode is the loop of a reader program.
+type ReaderMode uint8
+
+const (
+	// ReceiveLoop: RECEIVE TOP(n) WAITFOR from the queue.
+	ReceiveLoop ReaderMode = iota
+	// GroupLoop: GET CONVERSATION GROUP WAITFOR, then RECEIVE TOP(n) WHERE
+	// conversation_group_id = that group.
+	GroupLoop
+)
+
+func (m ReaderMode) String() string {
+	if m == GroupLoop {
+		return "get-conversation-group"
+	}
+	return "receive"
 }
 
 // DefaultReader is the reader of a queue that Config.Readers does not list.
@@ -146,6 +188,22 @@ func (c *Config) Validate(cat *model.Catalog) error {
 		}
 		if err := r.ProcessingTime.Validate(); err != nil {
 			return fmt.Errorf("reader %d (%s): ProcessingTime: %w", i, r.Queue, err)
+		}
+		switch {
+		case r.Mode > GroupLoop:
+			return fmt.Errorf("reader %d (%s): Mode %d is neither ReceiveLoop nor GroupLoop", i, r.Queue, r.Mode)
+		case r.Sessions < 0 || r.Sessions > maxSessions:
+			return fmt.Errorf("reader %d (%s): Sessions %d is outside 0..%d", i, r.Queue, r.Sessions, maxSessions)
+		case r.WaitFor < 0:
+			return fmt.Errorf("reader %d (%s): WaitFor %v is negative", i, r.Queue, r.WaitFor)
+		case !(r.RollbackRate >= 0 && r.RollbackRate <= 1):
+			return fmt.Errorf("reader %d (%s): RollbackRate %v is outside [0, 1]", i, r.Queue, r.RollbackRate)
+		case !(r.TouchRate >= 0 && r.TouchRate <= 1):
+			return fmt.Errorf("reader %d (%s): TouchRate %v is outside [0, 1]", i, r.Queue, r.TouchRate)
+		case r.TouchTimer < 0:
+			return fmt.Errorf("reader %d (%s): TouchTimer %v is negative", i, r.Queue, r.TouchTimer)
+		case r.WaitFor > 0 && c.MaxTime == 0 && c.MaxEvents == 0:
+			return fmt.Errorf("reader %d (%s): WaitFor %v polls for ever: the run needs MaxTime or MaxEvents", i, r.Queue, r.WaitFor)
 		}
 	}
 	for i, ch := range c.Timeline {

@@ -37,6 +37,8 @@ type Result struct {
 	// FirstStatementError describes the first of them.
 	StatementErrors     int64
 	FirstStatementError string
+	// Readers has one row per queue's reader program, by QueueID.
+	Readers []ReaderResult
 	// Violation is the first invariant violated, when Config.CheckInvariants is on.
 	Violation *invariant.Violation
 	Trace     []model.TraceRecord
@@ -173,7 +175,7 @@ func (w *world) countConversation(r *model.TraceRecord) {
 // result collects the plain data of the world after its run.
 func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 	res := &Result{Name: w.cfg.Name, Seed: seed, StopReason: reason, EndTime: w.e.Now(), Events: w.e.Fired(),
-		Latency: w.latency.summary(), Levels: w.levelResults(), StatementErrors: w.statementErrors, FirstStatementError: w.firstStatementError, Violation: w.violation, Trace: w.trace}
+		Latency: w.latency.summary(), Levels: w.levelResults(), StatementErrors: w.statementErrors, FirstStatementError: w.firstStatementError, Readers: w.readerResults(), Violation: w.violation, Trace: w.trace}
 	for i, b := range w.brokers {
 		ir := InstanceResult{Name: w.cat.Instances[i].Name, Counters: b.Counters(),
 			TransmissionQueueRows: len(b.TransmissionQueue()), TransmissionObjectBytes: b.TransmissionObjectBytes(),
@@ -273,4 +275,28 @@ func (w *world) levelResults() []LevelResult {
 		out = append(out, r)
 	}
 	return out
+}
+
+// ReaderResult is what one queue's reader program did.
+type ReaderResult struct {
+	Queue    string
+	Mode     string
+	Sessions int
+	// Transactions begun, committed and rolled back on purpose (RollbackRate); Deadlocks
+	// counts transactions chosen as deadlock victims (G-24).
+	Transactions, Commits, Rollbacks, Deadlocks int64
+	// Messages counts the user messages received in committed transactions.
+	Messages int64
+	// Busy is the processing time of all sessions together.
+	Busy time.Duration
+	// PoisonDisables counts the times poison detection turned the queue OFF (QUE-8).
+	PoisonDisables int64
+}
+
+func (w *world) readerResults() []ReaderResult {
+	rows := make([]ReaderResult, len(w.readers))
+	for i, r := range w.readers {
+		rows[i] = r.stats
+	}
+	return rows
 }

@@ -21,7 +21,8 @@ type world struct {
 	pairs   []linkPair
 
 	timers    timerSlab
-	readers   []*queueReader // by QueueID
+	readers   []*readerProgram          // by QueueID
+	sessionOf []map[model.TxID]*session // by instance: the sessions' open transactions
 	workloads []*workloadRun
 	dialogs   map[model.ConversationID]*dialogApp
 
@@ -75,9 +76,13 @@ func build(cfg *Config, cat *model.Catalog, seed uint64) (*world, error) {
 		q, _ := findQueue(cat, r.Queue)
 		readerConfigs[q] = r
 	}
-	w.readers = make([]*queueReader, len(cat.Queues))
+	w.sessionOf = make([]map[model.TxID]*session, len(cat.Instances))
+	for i := range w.sessionOf {
+		w.sessionOf[i] = map[model.TxID]*session{}
+	}
+	w.readers = make([]*readerProgram, len(cat.Queues))
 	for i, r := range readerConfigs {
-		w.readers[i] = w.newReader(model.QueueID(i), r)
+		w.readers[i] = w.newReaderProgram(model.QueueID(i), r)
 	}
 	for i := range cfg.Workloads {
 		wl, err := w.newWorkload(i)
@@ -171,6 +176,12 @@ func (w *world) apply(inst model.InstanceID) {
 		}
 		for _, q := range eff.Ready {
 			w.readers[q].wake()
+		}
+		for _, c := range eff.Completed {
+			w.completedStatement(inst, c)
+		}
+		for _, q := range eff.QueueDisabled {
+			w.readers[q].stats.PoisonDisables++
 		}
 		b.Advance()
 		if len(pending) == 0 {

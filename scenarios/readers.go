@@ -1,0 +1,407 @@
+package scenarios
+
+import (
+	"errors"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/sbsim/sbsim/model"
+	"github.com/sbsim/sbsim/sim"
+)
+
+// maxSessions bounds Reader.Sessions.
+const maxSessions = 1000
+
+// readerProgram is the reader program of one queue: Reader.Sessions sessions running its
+// loop, each in its own transactions.
+type readerProgram struct {
+	w        *world
+	queue    model.QueueID
+	inst     model.InstanceID
+	cfg      Reader
+	sessions []*session
+	// known are conversation handles this program has received from, for the statements
+	// that touch another conversation than the one received (lock waits, deadlocks).
+	known []model.ConversationHandle
+	stats ReaderResult
+}
+
+// session is one copy of the loop. It is a small state machine driven by engine events:
+// start a transaction and its first statement, wait for a statement the broker finishes
+// later (Effects.Completed), process what it received, commit or roll back, start again.
+type session struct {
+	r       *readerProgram
+	index   int
+	rng     *rand.Rand
+	t       *model.Tx
+	phase   sessionPhase
+	err     error // the outcome of the statement that completed
+	batch   []model.ReceivedMessage
+	acts    []appAct // what the applications did in the transaction, undone on rollback
+	stopped bool     // the queue is OFF: the loop waits for ALTER QUEUE ... STATUS = ON
+}
+
+type sessionPhase uint8
+
+const (
+	phaseIdle       sessionPhase = iota
+	phaseGroup                   // GET CONVERSATION GROUP waits
+	phaseReceive                 // RECEIVE waits
+	phaseProcessing              // the received messages are being processed
+	phaseTouch                   // a statement on another conversation waits for its lock
+)
+
+// Session events.
+const (
+	evStart uint64 = iota
+	evCompleted
+	evProcessed
+)
+
+func (w *world) newReaderProgram(q model.QueueID, cfg Reader) *readerProgram {
+	db := w.cat.Queues[q].Database
+	r := &readerProgram{w: w, queue: q, inst: w.cat.Databases[db].Instance, cfg: cfg}
+	r.stats.Queue = w.cat.Queues[q].Name
+	r.stats.Mode = cfg.Mode.String()
+	n := max(cfg.Sessions, 1)
+	r.stats.Sessions = n
+	for i := range n {
+		s := &session{r: r, index: i, rng: w.e.Stream("reader/" + strconv.Itoa(int(q)) + "/" + strconv.Itoa(i))}
+		r.sessions = append(r.sessions, s)
+		w.e.Schedule(0, s, evStart)
+	}
+	return r
+}
+
+// wake starts again the sessions that stopped on an OFF queue.
+func (r *readerProgram) wake() {
+	for _, s := range r.sessions {
+		if s.stopped {
+			s.stopped = false
+			r.w.e.After(0, s, evStart)
+		}
+	}
+}
+
+func (s *session) HandleEvent(ev uint64) {
+	switch ev {
+	case evStart:
+		s.start()
+	case evCompleted:
+		s.completed()
+	case evProcessed:
+		s.processed()
+	}
+	s.r.w.apply(s.r.inst)
+}
+
+func (s *session) broker() *model.Broker { return s.r.w.brokers[s.r.inst] }
+
+// waitFor is the WAITFOR TIMEOUT to use: negative waits for ever.
+func (s *session) waitFor() time.Duration {
+	if s.r.cfg.WaitFor == 0 {
+		return -1
+	}
+	return s.r.cfg.WaitFor
+}
+
+// start begins a transaction and its first statement.
+func (s *session) start() {
+	if s.stopped {
+		return
+	}
+	w := s.r.w
+	s.t = s.broker().Begin(w.now())
+	w.sessionOf[s.r.inst][s.t.ID()] = s
+	s.r.stats.Transactions++
+	if s.r.cfg.Mode == GroupLoop {
+		s.phase = phaseGroup
+		g, err := s.t.GetConversationGroup(w.now(), s.r.queue, true, s.waitFor())
+		s.gotGroup(g, err)
+		return
+	}
+	s.phase = phaseReceive
+	rows, err := s.t.Receive(w.now(), s.r.queue, model.ReceiveOptions{Top: s.r.cfg.Top, WaitFor: true, Timeout: s.waitFor()}, s.batch[:0])
+	s.gotRows(rows, err)
+}
+
+// completed goes on with the statement the broker has finished.
+func (s *session) completed() {
+	switch s.phase {
+	case phaseGroup:
+		_, g, _ := s.t.Result(nil)
+		s.gotGroup(g, s.err)
+	case phaseReceive:
+		rows, _, _ := s.t.Result(s.batch[:0])
+		s.gotRows(rows, s.err)
+	case phaseTouch:
+		if s.failed(s.err) {
+			return
+		}
+		s.finish()
+	}
+}
+
+func (s *session) gotGroup(g model.ConversationGroupID, err error) {
+	switch {
+	case err == model.ErrWaiting:
+		return
+	case s.failed(err):
+		return
+	case g == 0: // WAITFOR ran out
+		s.endTransaction(false)
+		s.r.w.e.After(0, s, evStart)
+		return
+	}
+	s.phase = phaseReceive
+	rows, err := s.t.Receive(s.r.w.now(), s.r.queue, model.ReceiveOptions{Top: s.r.cfg.Top, Group: g}, s.batch[:0])
+	s.gotRows(rows, err)
+}
+
+func (s *session) gotRows(rows []model.ReceivedMessage, err error) {
+	switch {
+	case err == model.ErrWaiting:
+		return
+	case s.failed(err):
+		return
+	case len(rows) == 0: // WAITFOR ran out
+		s.endTransaction(false)
+		s.r.w.e.After(0, s, evStart)
+		return
+	}
+	s.batch = rows
+	busy := time.Duration(0)
+	for range rows {
+		busy += s.r.cfg.ProcessingTime.Sample(s.rng)
+	}
+	s.r.stats.Busy += busy
+	s.phase = phaseProcessing
+	s.r.w.e.After(busy, s, evProcessed)
+}
+
+// processed acts on the batch inside the transaction, then, now and then, touches another
+// conversation (BEGIN CONVERSATION TIMER on a handle seen before: a statement on a group
+// that another session may hold, so lock waits and deadlocks happen), then ends.
+func (s *session) processed() {
+	for _, m := range s.batch {
+		s.act(m)
+		s.r.remember(m.ConversationHandle)
+	}
+	if p := s.r.cfg.TouchRate; p > 0 && s.rng.Float64() < p && len(s.r.known) > 0 {
+		h := s.r.known[s.rng.IntN(len(s.r.known))]
+		s.phase = phaseTouch
+		err := s.t.BeginConversationTimer(s.r.w.now(), h, s.r.cfg.TouchTimer)
+		if err == model.ErrWaiting {
+			return
+		}
+		if !errors.Is(err, model.ErrHandleNotFound) && s.failed(err) {
+			return
+		}
+	}
+	s.finish()
+}
+
+// finish commits or rolls back, then loops.
+func (s *session) finish() {
+	rollback := s.r.cfg.RollbackRate > 0 && s.rng.Float64() < s.r.cfg.RollbackRate
+	s.endTransaction(rollback)
+	s.start()
+}
+
+// endTransaction commits (and keeps what the applications did) or rolls back (and undoes it).
+func (s *session) endTransaction(rollback bool) {
+	w := s.r.w
+	delete(w.sessionOf[s.r.inst], s.t.ID())
+	if rollback {
+		s.t.Rollback(w.now())
+		s.undoActs()
+		s.r.stats.Rollbacks++
+	} else {
+		s.t.Commit(w.now())
+		s.commitActs()
+		s.r.stats.Commits++
+	}
+	s.batch = s.batch[:0]
+	s.phase = phaseIdle
+}
+
+// failed handles a statement's error and reports whether there was one. A deadlock victim
+// (already rolled back) starts again; an OFF queue stops the loop until the queue is ON.
+func (s *session) failed(err error) bool {
+	if err == nil {
+		return false
+	}
+	w := s.r.w
+	delete(w.sessionOf[s.r.inst], s.t.ID())
+	switch {
+	case errors.Is(err, model.ErrDeadlockVictim):
+		s.undoActs()
+		s.r.stats.Deadlocks++
+		w.e.After(0, s, evStart)
+	case errors.Is(err, model.ErrQueueDisabled):
+		if !s.t.Done() {
+			s.t.Rollback(w.now())
+		}
+		s.undoActs()
+		s.stopped = true
+	default:
+		w.statementFailed(err)
+		if !s.t.Done() {
+			s.t.Rollback(w.now())
+		}
+		s.undoActs()
+		s.stopped = true
+	}
+	s.batch = s.batch[:0]
+	s.phase = phaseIdle
+	return true
+}
+
+// remember notes a conversation handle the program has received from.
+func (r *readerProgram) remember(h model.ConversationHandle) {
+	if r.cfg.TouchRate > 0 && len(r.known) < 1024 {
+		for _, k := range r.known {
+			if k == h {
+				return
+			}
+		}
+		r.known = append(r.known, h)
+	}
+}
+
+// appAct is something the applications did in a transaction, kept if it commits.
+type appAct struct {
+	kind actKind
+	d    *dialogApp
+	msg  model.ReceivedMessage
+}
+
+type actKind uint8
+
+const (
+	actReceived actKind = iota + 1 // a user message, for the latency figures at commit
+	actReply                       // a reply counted
+	actEnded                       // the initiator's side ended
+)
+
+func (s *session) commitActs() {
+	w := s.r.w
+	for _, a := range s.acts {
+		if a.kind == actReceived {
+			m := a.msg
+			w.latency.record(m.EnqueuedAt - m.SentAt)
+			w.levels[s.r.senderLevel(m)].add(m)
+			s.r.stats.Messages++
+		}
+	}
+	clear(s.acts)
+	s.acts = s.acts[:0]
+}
+
+func (s *session) undoActs() {
+	for i := len(s.acts) - 1; i >= 0; i-- {
+		a := s.acts[i]
+		switch a.kind {
+		case actReply:
+			a.d.replies--
+			a.d.wl.replies--
+		case actEnded:
+			a.d.ended = false
+			a.d.wl.ended--
+		}
+	}
+	clear(s.acts)
+	s.acts = s.acts[:0]
+}
+
+// senderLevel is the level of the endpoint that sent m, which the receiving broker does not
+// know (levels are never transmitted, PRI-5): the applications remember both endpoints'.
+func (r *readerProgram) senderLevel(m model.ReceivedMessage) int {
+	d := r.w.dialogs[m.ConversationID]
+	if d == nil {
+		return model.DefaultPriority.Level()
+	}
+	if m.ConversationHandle == d.initiator {
+		return d.targetLevel.Level() // a reply, received by the initiator
+	}
+	d.targetLevel = m.Priority // the target endpoint's own level, as RECEIVE reports it
+	return d.initiatorLevel.Level()
+}
+
+// act is what the application does with one received message, in the session's
+// transaction: end the conversation on an EndDialog or an Error (DLG-6), answer a request
+// when the workload wants replies, and end the initiator's side once every reply has
+// arrived.
+func (s *session) act(m model.ReceivedMessage) {
+	w := s.r.w
+	now := w.now()
+	switch m.MessageType {
+	case model.DialogTimerMessageType:
+		return
+	case model.EndDialogMessageType, model.ErrorMessageType:
+		d := w.dialogs[m.ConversationID]
+		if d != nil && m.ConversationHandle == d.initiator {
+			if d.ended {
+				return
+			}
+			d.ended = true
+			d.wl.ended++
+			s.acts = append(s.acts, appAct{kind: actEnded, d: d})
+		}
+		if err := s.t.EndConversation(now, m.ConversationHandle, model.EndOptions{}); err != nil && !errors.Is(err, model.ErrHandleNotFound) {
+			w.statementFailed(err)
+		}
+		return
+	}
+	s.acts = append(s.acts, appAct{kind: actReceived, msg: m})
+	d := w.dialogs[m.ConversationID]
+	if d == nil {
+		return
+	}
+	if m.ConversationHandle != d.initiator {
+		if d.wl.cfg.Replies {
+			size := int64(d.wl.cfg.ReplySize.distribution().Sample(d.wl.sizes))
+			if err := s.t.Send(now, m.ConversationHandle, d.wl.replyType, size); errors.Is(err, model.ErrConversationNotSending) || errors.Is(err, model.ErrHandleNotFound) {
+				// The dialog failed or ended meanwhile: its lifetime expired, an Error arrived
+				// and this reader ended the conversation on it earlier in the batch.
+				d.wl.sendFails++
+			} else if err != nil {
+				w.statementFailed(err)
+			}
+		}
+		return
+	}
+	d.replies++
+	d.wl.replies++
+	s.acts = append(s.acts, appAct{kind: actReply, d: d})
+	if d.replies >= d.wl.cfg.Messages && d.sent >= d.wl.cfg.Messages && !d.ended && !d.wl.keepOpen {
+		d.ended = true
+		d.wl.ended++
+		s.acts = append(s.acts, appAct{kind: actEnded, d: d})
+		opts := model.EndOptions{}
+		if d.wl.cfg.EndWithError {
+			opts = model.EndOptions{WithError: true, ErrorCode: 50000}
+		}
+		if err := s.t.EndConversation(now, d.initiator, opts); err != nil && !errors.Is(err, model.ErrHandleNotFound) {
+			w.statementFailed(err)
+		}
+	}
+}
+
+// completedStatement routes a completion to the session whose transaction it is. A
+// completion of another transaction is an application statement run on its own
+// (autocommit) that waited for a lock: its failure counts unless the dialog failed
+// meanwhile.
+func (w *world) completedStatement(inst model.InstanceID, c model.Completion) {
+	if s := w.sessionOf[inst][c.Tx]; s != nil {
+		s.err = c.Err
+		w.e.After(0, s, evCompleted)
+		return
+	}
+	if c.Err != nil && !errors.Is(c.Err, model.ErrConversationNotSending) && !errors.Is(c.Err, model.ErrHandleNotFound) {
+		w.statementFailed(c.Err)
+	}
+}
+
+var _ sim.Handler = (*session)(nil)
