@@ -65,6 +65,8 @@ type Effects struct {
 	// QueueDisabled lists queues that poison detection turned OFF (QUE-8): the
 	// Broker:Queue Disabled event.
 	QueueDisabled []QueueID
+	// LockWaits lists the waits for group locks that ended (G-24).
+	LockWaits []LockWait
 }
 
 // TimerKind says what a Timer is for.
@@ -174,6 +176,7 @@ func (b *Broker) Advance() {
 	clear(b.effects.Completed)
 	b.effects.Completed = b.effects.Completed[:0]
 	b.effects.QueueDisabled = b.effects.QueueDisabled[:0]
+	b.effects.LockWaits = b.effects.LockWaits[:0]
 }
 
 // Counters returns the broker's counters.

@@ -21,8 +21,12 @@ type group struct {
 	// and the smallest queuing_order of a ready row (G-22); valid while byLevel is not empty.
 	level  int
 	oldest int64
-	// heapIdx is the group's place in its queue's heap, -1 when it is not there.
-	heapIdx int32
+	// inHeap is set while the group has a live entry in its queue's heap, under version
+	// and the key (heapLevel, heapOldest).
+	inHeap     bool
+	version    uint32
+	heapLevel  int
+	heapOldest int64
 	// holder is the transaction holding the group's lock; waiters wait for it, first
 	// come first served (G-24).
 	holder  *Tx
@@ -53,21 +57,138 @@ type convByAge struct{}
 func (convByAge) less(a, b *endpoint) bool { return a.oldestReady < b.oldestReady }
 func (convByAge) index(a *endpoint) *int32 { return &a.ageIdx }
 
-// groupOrder orders a queue's groups for RECEIVE and GET CONVERSATION GROUP without WHERE:
-// the higher group priority first, then the group whose oldest ready row is older (PRI-7,
-// G-22). Queuing orders are unique, so there are no ties.
-type groupOrder struct{}
+// groupEntry is a group in its queue's heap, with its key inline so that comparisons read
+// no group: the group priority (PRI-7, G-25) and its oldest ready row (G-22). An entry is
+// live while its version is the group's: a group whose key changes, or that leaves the
+// heap, gets a new version, and its old entry is dropped when it reaches the top. So no
+// heap operation writes to a group, and a RECEIVE on a million groups reads one group.
+type groupEntry struct {
+	oldest  int64
+	g       *group
+	level   int32
+	version uint32
+}
 
-func (groupOrder) less(a, b *group) bool {
+// before orders a queue's groups for RECEIVE and GET CONVERSATION GROUP without WHERE: the
+// higher group priority first, then the group whose oldest ready row is older (PRI-7,
+// G-22). Queuing orders are unique, so there are no ties between live entries.
+func (a *groupEntry) before(b *groupEntry) bool {
 	if a.level != b.level {
 		return a.level > b.level
 	}
 	return a.oldest < b.oldest
 }
-func (groupOrder) index(a *group) *int32 { return &a.heapIdx }
+
+func (g *group) entry() groupEntry {
+	return groupEntry{oldest: g.oldest, g: g, level: int32(g.level), version: g.version}
+}
 
 // groupBefore reports whether group a goes before group b for RECEIVE without WHERE.
-func groupBefore(a, b *group) bool { return groupOrder{}.less(a, b) }
+func groupBefore(a, b *group) bool {
+	x, y := a.entry(), b.entry()
+	return x.before(&y)
+}
+
+// groupHeap is a queue's heap of available groups (ready messages, no lock holder).
+type groupHeap struct {
+	items []groupEntry
+	stale int // entries whose group has a newer version
+}
+
+func (h *groupHeap) live(e *groupEntry) bool { return e.g.inHeap && e.g.version == e.version }
+
+// push enters g under its current key and version.
+func (h *groupHeap) push(g *group) {
+	g.inHeap = true
+	g.heapLevel, g.heapOldest = g.level, g.oldest
+	h.items = append(h.items, g.entry())
+	i := len(h.items) - 1
+	e := h.items[i]
+	for i > 0 {
+		p := (i - 1) / 2
+		if !e.before(&h.items[p]) {
+			break
+		}
+		h.items[i] = h.items[p]
+		i = p
+	}
+	h.items[i] = e
+}
+
+// invalidate makes g's entry stale, dropping it at once when it is the top.
+func (h *groupHeap) invalidate(g *group) {
+	top := len(h.items) > 0 && h.items[0].g == g && h.live(&h.items[0])
+	g.version++
+	g.inHeap = false
+	if top {
+		h.pop()
+	} else {
+		h.stale++
+	}
+	if h.stale > 64 && h.stale > len(h.items)/2 {
+		h.compact()
+	}
+}
+
+// top returns the first available group, or nil.
+func (h *groupHeap) top() *group {
+	for len(h.items) > 0 && !h.live(&h.items[0]) {
+		h.pop()
+		h.stale--
+	}
+	if len(h.items) == 0 {
+		return nil
+	}
+	return h.items[0].g
+}
+
+func (h *groupHeap) empty() bool { return h.top() == nil }
+
+func (h *groupHeap) pop() {
+	n := len(h.items) - 1
+	e := h.items[n]
+	h.items[n] = groupEntry{}
+	h.items = h.items[:n]
+	if n > 0 {
+		h.down(0, e)
+	}
+}
+
+// down puts e at i and sifts it towards the leaves.
+func (h *groupHeap) down(i int, e groupEntry) {
+	n := len(h.items)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if r := c + 1; r < n && h.items[r].before(&h.items[c]) {
+			c = r
+		}
+		if !h.items[c].before(&e) {
+			break
+		}
+		h.items[i] = h.items[c]
+		i = c
+	}
+	h.items[i] = e
+}
+
+// compact drops every stale entry and rebuilds the heap.
+func (h *groupHeap) compact() {
+	kept := h.items[:0]
+	for _, e := range h.items {
+		if h.live(&e) {
+			kept = append(kept, e)
+		}
+	}
+	clear(h.items[len(kept):])
+	h.items = kept
+	for i := len(kept)/2 - 1; i >= 0; i-- {
+		h.down(i, h.items[i])
+	}
+	h.stale = 0
+}
 
 // heapPolicy is how an ixHeap orders its items and where it records their positions.
 type heapPolicy[T any] interface {
@@ -166,7 +287,7 @@ func (h *ixHeap[T, P]) down(i int) bool {
 
 // newGroup creates a group with the id for the service's queue.
 func (b *Broker) newGroup(id ConversationGroupID, service ServiceID) *group {
-	g := &group{id: id, queue: b.queues[b.cat.Services[service].Queue], service: service, heapIdx: -1}
+	g := &group{id: id, queue: b.queues[b.cat.Services[service].Queue], service: service}
 	b.groups[id] = g
 	return g
 }
@@ -236,12 +357,13 @@ func (b *Broker) groupChanged(g *group) {
 		g.level = g.byLevel.top().priority.Level()
 		g.oldest = g.byAge.top().oldestReady
 	}
-	switch in := g.heapIdx >= 0; {
-	case in && !g.available():
-		q.groups.remove(g)
-	case in:
-		q.groups.fix(g)
-	case g.available():
+	switch {
+	case g.inHeap && !g.available():
+		q.groups.invalidate(g)
+	case g.inHeap && (g.level != g.heapLevel || g.oldest != g.heapOldest):
+		q.groups.invalidate(g)
+		q.groups.push(g)
+	case !g.inHeap && g.available():
 		q.groups.push(g)
 	}
 	if g.hasReady() {
@@ -302,10 +424,7 @@ func insertReady(rows []queuedMessage, m queuedMessage) []queuedMessage {
 // t: the first of the queue's available groups and the groups t already holds on q that
 // have ready messages (LOCK-7), or nil.
 func (b *Broker) bestGroup(t *Tx, q *serviceQueue) *group {
-	var best *group
-	if q.groups.len() > 0 {
-		best = q.groups.top()
-	}
+	best := q.groups.top()
 	for _, g := range t.locks {
 		if g.queue == q && g.hasReady() && (best == nil || groupBefore(g, best)) {
 			best = g

@@ -25,7 +25,7 @@ type queuedMessage struct {
 type serviceQueue struct {
 	id     QueueID
 	status QueueStatus
-	groups ixHeap[*group, groupOrder]
+	groups groupHeap
 	// ready counts the queue's ready rows.
 	ready int
 	// signalled is set when the queue is listed in the current Effects.Ready.

@@ -98,6 +98,23 @@ type wait struct {
 	lock  *group        // waiting for this group's lock
 	queue *serviceQueue // waiting for messages (RECEIVE or GET CONVERSATION GROUP WAITFOR)
 	stmt  *statement
+	since time.Duration
+}
+
+// LockWait is one wait for a conversation group's lock that has ended (G-24): granted, or
+// given up on a time-out, a deadlock or a rollback.
+type LockWait struct {
+	Tx      TxID
+	Group   ConversationGroupID
+	Queue   QueueID
+	Waited  time.Duration
+	Granted bool
+}
+
+// lockWaitEnded reports the end of t's wait for g's lock in the effects.
+func (b *Broker) lockWaitEnded(t *Tx, g *group, granted bool) {
+	b.effects.LockWaits = append(b.effects.LockWaits, LockWait{Tx: t.id, Group: g.id, Queue: g.queue.id,
+		Waited: b.now - t.wait.since, Granted: granted})
 }
 
 // statement is one statement of a transaction, kept while it waits.
@@ -111,7 +128,7 @@ type statement struct {
 	waitFor     bool
 	deadline    time.Duration // WAITFOR TIMEOUT; negative: none
 	lockExpires time.Duration // SET LOCK_TIMEOUT; negative: none
-	armedAt     time.Duration // the time-out timer asked for, zero for none
+	armedAt     time.Duration // the time-out timer asked for, negative for none
 	// BEGIN DIALOG
 	from, to ServiceID
 	contract ContractID
@@ -224,7 +241,7 @@ func (t *Tx) start(now time.Duration, st statement) (*statement, error) {
 	t.b.now = now
 	t.b.statements++
 	st.number = t.b.statements
-	st.deadline, st.lockExpires = -1, -1
+	st.deadline, st.lockExpires, st.armedAt = -1, -1, -1
 	if t.lockTimeout >= 0 {
 		st.lockExpires = now + t.lockTimeout
 	}
@@ -310,7 +327,7 @@ func (t *Tx) lock(now time.Duration, g *group, st *statement) bool {
 		return true
 	}
 	b := t.b
-	t.wait = &wait{lock: g, stmt: st}
+	t.wait = &wait{lock: g, stmt: st, since: now}
 	g.waiters = append(g.waiters, t)
 	b.trace(TraceRecord{At: now, Kind: TraceLockWait, Tx: t.id, Group: g.id, Statement: st.number, HolderTx: g.holder.id})
 	b.armDeadline(t, st)
@@ -368,6 +385,7 @@ func (b *Broker) stopWaiting(t *Tx) {
 	switch {
 	case w == nil:
 	case w.lock != nil:
+		b.lockWaitEnded(t, w.lock, false)
 		w.lock.waiters = slices.DeleteFunc(w.lock.waiters, func(x *Tx) bool { return x == t })
 		b.maybeForget(w.lock)
 	case w.queue != nil:
@@ -426,6 +444,7 @@ func (b *Broker) resolveDeadlock(now time.Duration, t *Tx) {
 	victim.autocommit = false // the rollback below ends it
 	b.rollback(now, victim, nil)
 	b.complete(now, victim, st)
+	b.pump(now) // the rows the victim returns wake the sessions waiting in RECEIVE
 }
 
 // Commit is COMMIT TRANSACTION: the deferred statements take effect in order, the
@@ -543,6 +562,7 @@ func (b *Broker) rollback(now time.Duration, t *Tx, sp *savepoint) {
 		q.rollbacks++
 		if q.rollbacks >= poisonRollbacks && !b.cat.Queues[q.id].PoisonMessageHandlingOff && q.status == QueueOn {
 			b.counters.PoisonDisables++
+			q.rollbacks = 0 // set ON again, the queue takes five more rollbacks to turn OFF
 			b.trace(TraceRecord{At: now, Kind: TraceQueueDisabled, Tx: t.id, Queue: q.id})
 			b.effects.QueueDisabled = append(b.effects.QueueDisabled, q.id)
 			b.setQueueStatus(now, q, QueueOff)
@@ -590,6 +610,7 @@ func (b *Broker) handOff(now time.Duration, g *group) {
 		if w.done || w.wait == nil || w.wait.lock != g {
 			continue
 		}
+		b.lockWaitEnded(w, g, true)
 		b.acquire(now, w, g)
 		b.resume(now, w)
 	}
@@ -931,7 +952,7 @@ func (b *Broker) wakeReceivers(now time.Duration) {
 		for _, t := range waiters {
 			switch {
 			case t.done || t.wait == nil || t.wait.queue != q:
-			case q.status == QueueOn && q.groups.len() == 0 && !heldGroupReady(t, q):
+			case q.status == QueueOn && q.groups.empty() && !heldGroupReady(t, q):
 				q.waiters = append(q.waiters, t) // still nothing for it: it keeps its place
 			default:
 				b.resume(now, t)

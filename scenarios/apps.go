@@ -25,6 +25,8 @@ type workloadRun struct {
 	keepOpen bool
 	// attempts counts BEGIN DIALOG statements issued.
 	attempts int
+	// group is the conversation group of the current group's first dialog (GroupSize).
+	group model.ConversationGroupID
 }
 
 // dialogApp is the application state of one dialog of a workload, both sides.
@@ -69,25 +71,67 @@ func (wl *workloadRun) HandleEvent(arg uint64) {
 }
 
 // begin begins one dialog, sends what it sends at once, and schedules the next dialog.
+// With GroupSize, the dialogs after a group's first join its group (RELATED_CONVERSATION_
+// GROUP, DLG-2); BEGIN DIALOG then waits while the initiator's reader holds the group.
 func (wl *workloadRun) begin() {
 	w := wl.w
-	b := w.brokers[wl.inst]
-	h, err := b.BeginDialog(w.now(), wl.from, wl.to, wl.contract, model.BeginDialogOptions{Lifetime: wl.cfg.Lifetime})
-	if err != nil {
-		wl.sendFails++
-		w.statementFailed(err)
+	opts := model.BeginDialogOptions{Lifetime: wl.cfg.Lifetime}
+	if wl.cfg.GroupSize > 1 && wl.attempts%wl.cfg.GroupSize != 0 {
+		opts.RelatedConversationGroup = wl.group
+	}
+	t := w.brokers[wl.inst].Begin(w.now())
+	h, err := t.BeginDialog(w.now(), wl.from, wl.to, wl.contract, opts)
+	if err == model.ErrWaiting {
+		w.waiterOf[wl.inst][t.ID()] = &pendingBegin{wl: wl, t: t}
 	} else {
-		wl.begun++
-		ep, _ := b.Endpoint(h)
-		d := &dialogApp{wl: wl, initiator: h, initiatorLevel: ep.Priority, targetLevel: model.DefaultPriority}
-		w.dialogs[ep.ConversationID] = d
-		wl.dialogs = append(wl.dialogs, d)
-		wl.sendNext(d, len(wl.dialogs)-1)
+		wl.started(t, h, err)
 	}
 	wl.attempts++
 	if wl.attempts < wl.cfg.Dialogs {
 		w.e.After(wl.cfg.Interarrival.Sample(wl.arrivals), wl, beginNext)
 	}
+}
+
+// started carries on once BEGIN DIALOG has finished in t: it commits, and the dialog
+// starts sending.
+func (wl *workloadRun) started(t *model.Tx, h model.ConversationHandle, err error) {
+	w := wl.w
+	if err != nil {
+		if !t.Done() {
+			t.Rollback(w.now())
+		}
+		wl.sendFails++
+		w.statementFailed(err)
+		return
+	}
+	t.Commit(w.now())
+	wl.begun++
+	ep, _ := w.brokers[wl.inst].Endpoint(h)
+	if wl.cfg.GroupSize > 1 && wl.group != ep.ConversationGroupID {
+		wl.group = ep.ConversationGroupID // the group's first dialog
+	}
+	d := &dialogApp{wl: wl, initiator: h, initiatorLevel: ep.Priority, targetLevel: model.DefaultPriority}
+	w.dialogs[ep.ConversationID] = d
+	wl.dialogs = append(wl.dialogs, d)
+	wl.sendNext(d, len(wl.dialogs)-1)
+}
+
+// pendingBegin is a BEGIN DIALOG waiting for its group's lock.
+type pendingBegin struct {
+	wl  *workloadRun
+	t   *model.Tx
+	err error
+}
+
+func (p *pendingBegin) statementCompleted(err error) {
+	p.err = err
+	p.wl.w.e.After(0, p, 0)
+}
+
+func (p *pendingBegin) HandleEvent(uint64) {
+	_, _, h := p.t.Result(nil)
+	p.wl.started(p.t, h, p.err)
+	p.wl.w.apply(p.wl.inst)
 }
 
 // sendNext sends the dialog's next message, then either schedules the one after, or, after

@@ -85,6 +85,9 @@ type Workload struct {
 	Lifetime time.Duration
 	// EndWithError makes the initiator end with END CONVERSATION WITH ERROR instead.
 	EndWithError bool
+	// GroupSize puts this many consecutive dialogs in one conversation group on the
+	// initiator's side (RELATED_CONVERSATION_GROUP, DLG-2); zero or one: a group each.
+	GroupSize int
 }
 
 // Reader configures the reader program of one queue (issue 5): Sessions copies of one loop,
@@ -223,6 +226,9 @@ func (w *Workload) validate(cat *model.Catalog) error {
 	}
 	if _, ok := cat.Service(w.To); !ok {
 		return fmt.Errorf("To: service %q does not exist", w.To)
+	}
+	if w.GroupSize < 0 {
+		return fmt.Errorf("GroupSize: %d is negative", w.GroupSize)
 	}
 	for _, n := range []struct{ field, name string }{{"MessageType", w.MessageType}, {"ReplyType", w.ReplyType}} {
 		if _, ok := cat.MessageType(orDefault(n.name, model.MessageTypeDefault)); !ok {

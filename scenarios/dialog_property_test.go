@@ -166,8 +166,10 @@ func genWorldSpec() gopter.Gen {
 }
 
 // checkWorld runs a spec and describes what is wrong with the outcome, or returns "".
-func checkWorld(s worldSpec) string {
-	cfg := s.config()
+func checkWorld(s worldSpec) string { return checkWorldConfig(s, s.config()) }
+
+// checkWorldConfig runs the spec's world as cfg describes it.
+func checkWorldConfig(s worldSpec, cfg Config) string {
 	res, err := Run(cfg, s.Seed)
 	if err != nil {
 		return "run: " + err.Error()

@@ -23,8 +23,9 @@ type readerProgram struct {
 	sessions []*session
 	// known are conversation handles this program has received from, for the statements
 	// that touch another conversation than the one received (lock waits, deadlocks).
-	known []model.ConversationHandle
-	stats ReaderResult
+	known     []model.ConversationHandle
+	stats     ReaderResult
+	lockWaits *latencyRecorder
 }
 
 // session is one copy of the loop. It is a small state machine driven by engine events:
@@ -84,6 +85,17 @@ func (r *readerProgram) wake() {
 	}
 }
 
+// statementWaiter is an application whose statement waits in a transaction of its own.
+type statementWaiter interface {
+	// statementCompleted is told the statement's outcome; it goes on in an event of its own.
+	statementCompleted(err error)
+}
+
+func (s *session) statementCompleted(err error) {
+	s.err = err
+	s.r.w.e.After(0, s, evCompleted)
+}
+
 func (s *session) HandleEvent(ev uint64) {
 	switch ev {
 	case evStart:
@@ -113,7 +125,6 @@ func (s *session) start() {
 	}
 	w := s.r.w
 	s.t = s.broker().Begin(w.now())
-	w.sessionOf[s.r.inst][s.t.ID()] = s
 	s.r.stats.Transactions++
 	if s.r.cfg.Mode == GroupLoop {
 		s.phase = phaseGroup
@@ -136,7 +147,8 @@ func (s *session) completed() {
 		rows, _, _ := s.t.Result(s.batch[:0])
 		s.gotRows(rows, s.err)
 	case phaseTouch:
-		if s.failed(s.err) {
+		// The conversation may have ended while the statement waited for its group.
+		if !errors.Is(s.err, model.ErrHandleNotFound) && s.failed(s.err) {
 			return
 		}
 		s.finish()
@@ -146,6 +158,7 @@ func (s *session) completed() {
 func (s *session) gotGroup(g model.ConversationGroupID, err error) {
 	switch {
 	case err == model.ErrWaiting:
+		s.r.w.waiterOf[s.r.inst][s.t.ID()] = s
 		return
 	case s.failed(err):
 		return
@@ -162,6 +175,7 @@ func (s *session) gotGroup(g model.ConversationGroupID, err error) {
 func (s *session) gotRows(rows []model.ReceivedMessage, err error) {
 	switch {
 	case err == model.ErrWaiting:
+		s.r.w.waiterOf[s.r.inst][s.t.ID()] = s
 		return
 	case s.failed(err):
 		return
@@ -193,6 +207,7 @@ func (s *session) processed() {
 		s.phase = phaseTouch
 		err := s.t.BeginConversationTimer(s.r.w.now(), h, s.r.cfg.TouchTimer)
 		if err == model.ErrWaiting {
+			s.r.w.waiterOf[s.r.inst][s.t.ID()] = s
 			return
 		}
 		if !errors.Is(err, model.ErrHandleNotFound) && s.failed(err) {
@@ -212,7 +227,6 @@ func (s *session) finish() {
 // endTransaction commits (and keeps what the applications did) or rolls back (and undoes it).
 func (s *session) endTransaction(rollback bool) {
 	w := s.r.w
-	delete(w.sessionOf[s.r.inst], s.t.ID())
 	if rollback {
 		s.t.Rollback(w.now())
 		s.undoActs()
@@ -233,7 +247,6 @@ func (s *session) failed(err error) bool {
 		return false
 	}
 	w := s.r.w
-	delete(w.sessionOf[s.r.inst], s.t.ID())
 	switch {
 	case errors.Is(err, model.ErrDeadlockVictim):
 		s.undoActs()
@@ -394,9 +407,9 @@ func (s *session) act(m model.ReceivedMessage) {
 // (autocommit) that waited for a lock: its failure counts unless the dialog failed
 // meanwhile.
 func (w *world) completedStatement(inst model.InstanceID, c model.Completion) {
-	if s := w.sessionOf[inst][c.Tx]; s != nil {
-		s.err = c.Err
-		w.e.After(0, s, evCompleted)
+	if s := w.waiterOf[inst][c.Tx]; s != nil {
+		delete(w.waiterOf[inst], c.Tx)
+		s.statementCompleted(c.Err)
 		return
 	}
 	if c.Err != nil && !errors.Is(c.Err, model.ErrConversationNotSending) && !errors.Is(c.Err, model.ErrHandleNotFound) {

@@ -291,12 +291,32 @@ type ReaderResult struct {
 	Busy time.Duration
 	// PoisonDisables counts the times poison detection turned the queue OFF (QUE-8).
 	PoisonDisables int64
+	// LockWaits summarises the waits for the locks of this queue's conversation groups
+	// that were granted, by any statement (readers' and workloads'); LockWaitsAbandoned
+	// counts those given up on a time-out, a deadlock or a rollback (G-24).
+	LockWaits          LatencySummary
+	LockWaitsAbandoned int64
 }
 
 func (w *world) readerResults() []ReaderResult {
 	rows := make([]ReaderResult, len(w.readers))
 	for i, r := range w.readers {
 		rows[i] = r.stats
+		if r.lockWaits != nil {
+			rows[i].LockWaits = r.lockWaits.summary()
+		}
 	}
 	return rows
+}
+
+// lockWait records one ended wait for a group lock of the program's queue.
+func (r *readerProgram) lockWait(lw model.LockWait) {
+	if !lw.Granted {
+		r.stats.LockWaitsAbandoned++
+		return
+	}
+	if r.lockWaits == nil {
+		r.lockWaits = newLatencyRecorder()
+	}
+	r.lockWaits.record(lw.Waited)
 }

@@ -21,8 +21,8 @@ type world struct {
 	pairs   []linkPair
 
 	timers    timerSlab
-	readers   []*readerProgram          // by QueueID
-	sessionOf []map[model.TxID]*session // by instance: the sessions' open transactions
+	readers   []*readerProgram                 // by QueueID
+	waiterOf  []map[model.TxID]statementWaiter // by instance: the applications' waiting transactions
 	workloads []*workloadRun
 	dialogs   map[model.ConversationID]*dialogApp
 
@@ -76,9 +76,9 @@ func build(cfg *Config, cat *model.Catalog, seed uint64) (*world, error) {
 		q, _ := findQueue(cat, r.Queue)
 		readerConfigs[q] = r
 	}
-	w.sessionOf = make([]map[model.TxID]*session, len(cat.Instances))
-	for i := range w.sessionOf {
-		w.sessionOf[i] = map[model.TxID]*session{}
+	w.waiterOf = make([]map[model.TxID]statementWaiter, len(cat.Instances))
+	for i := range w.waiterOf {
+		w.waiterOf[i] = map[model.TxID]statementWaiter{}
 	}
 	w.readers = make([]*readerProgram, len(cat.Queues))
 	for i, r := range readerConfigs {
@@ -182,6 +182,9 @@ func (w *world) apply(inst model.InstanceID) {
 		}
 		for _, q := range eff.QueueDisabled {
 			w.readers[q].stats.PoisonDisables++
+		}
+		for _, lw := range eff.LockWaits {
+			w.readers[lw.Queue].lockWait(lw)
 		}
 		b.Advance()
 		if len(pending) == 0 {

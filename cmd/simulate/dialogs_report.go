@@ -97,8 +97,28 @@ func printDialogResults(w io.Writer, res *scenarios.Result) {
 		fmt.Fprintf(w, "  workload %s: %d dialogs begun, %d ended, %d messages sent, %d replies received\n",
 			wl.Name, wl.DialogsBegun, wl.DialogsEnded, wl.MessagesSent, wl.RepliesReceived)
 	}
+	printReaders(w, res)
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "engine: %v at virtual time %v after %d events\n", res.StopReason, res.EndTime, res.Events)
+}
+
+// printReaders writes one row per queue whose reader program ran a transaction: its
+// sessions, transactions, busy time and the waits for its groups' locks.
+func printReaders(w io.Writer, res *scenarios.Result) {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "queue readers (transactions; lock waits for the queue's conversation groups, by any statement):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "queue	loop	sessions	transactions	commits	rollbacks	deadlocks	messages	busy	lock-waits	p50	p99	max	abandoned	poison-off	")
+	for _, r := range res.Readers {
+		if r.Transactions == 0 {
+			continue
+		}
+		lw := r.LockWaits
+		fmt.Fprintf(tw, "%s	%s	%d	%d	%d	%d	%d	%d	%s	%d	%s	%s	%s	%d	%d	\n", r.Queue, r.Mode, r.Sessions,
+			r.Transactions, r.Commits, r.Rollbacks, r.Deadlocks, r.Messages, ms(r.Busy), lw.Count, ms(lw.P50), ms(lw.P99),
+			ms(lw.Max), r.LockWaitsAbandoned, r.PoisonDisables)
+	}
+	tw.Flush()
 }
 
 // ms rounds a latency for the tables.
