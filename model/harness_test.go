@@ -345,3 +345,24 @@ func (w *world) types(msgs []ReceivedMessage) []string {
 	}
 	return out
 }
+
+// newWorldOf is newWorld with a catalog of the test's own: one broker per instance, with
+// tracing on.
+func newWorldOf(t *testing.T, cfg Config, instances []Instance) *world {
+	t.Helper()
+	cat, err := Compile(instances)
+	require.NoError(t, err)
+	w := &world{t: t, cat: cat, counts: map[[2]InstanceID]int{}}
+	for i := range cat.Instances {
+		b, err := NewBroker(cat, InstanceID(i), cfg)
+		require.NoError(t, err)
+		b.SetTracing(true)
+		w.brokers = append(w.brokers, b)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("trace:\n%s", strings.Join(w.traceLines(), "\n"))
+		}
+	})
+	return w
+}
