@@ -420,11 +420,15 @@ func insertReady(rows []queuedMessage, m queuedMessage) []queuedMessage {
 	return rows
 }
 
-// bestGroup is the group RECEIVE or GET CONVERSATION GROUP without WHERE takes from q for
-// t: the first of the queue's available groups and the groups t already holds on q that
-// have ready messages (LOCK-7), or nil.
-func (b *Broker) bestGroup(t *Tx, q *serviceQueue) *group {
+// bestGroup is the group RECEIVE without WHERE takes from q for t: the first of the
+// queue's available groups and the groups t already holds on q that have ready messages
+// (LOCK-7), or nil. GET CONVERSATION GROUP (held false) takes only a group no transaction
+// holds, so that successive calls lock several groups (LOCK-8).
+func (b *Broker) bestGroup(t *Tx, q *serviceQueue, held bool) *group {
 	best := q.groups.top()
+	if !held {
+		return best
+	}
 	for _, g := range t.locks {
 		if g.queue == q && g.hasReady() && (best == nil || groupBefore(g, best)) {
 			best = g

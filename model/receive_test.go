@@ -603,6 +603,29 @@ func TestLOCK8_GetConversationGroupLocksWhatItReturns(t *testing.T) {
 	other.commit()
 }
 
+// Reference: spec LOCK-8 ("successive GET CONVERSATION GROUP calls in one transaction may
+// lock several groups"): without a RECEIVE in between, each call returns the next group no
+// transaction holds, highest priority first, so a transaction can lock several groups
+// before it receives from any.
+func TestLOCK8_SuccessiveGetConversationGroupCallsLockSeveralGroups(t *testing.T) {
+	w := newTxWorld(t)
+	var gs []ConversationGroupID
+	for _, c := range []struct{ label, from string }{{"high", "High"}, {"mid", "Initiator"}, {"low", "Low"}} {
+		_, tg := w.local(c.label, c.from, 2)
+		gs = append(gs, w.groupOf(tg))
+	}
+	s := w.beginTx()
+	for i, want := range gs {
+		assert.Equal(t, want, s.mustGetGroup("LocalTargetQueue"), "GET CONVERSATION GROUP %d", i)
+	}
+	assert.Equal(t, gs, s.tx.Locks())
+	assert.Zero(t, s.mustGetGroup("LocalTargetQueue"), "every group with messages is held, by this transaction")
+	rows, err := s.receive("LocalTargetQueue", ReceiveOptions{})
+	require.NoError(t, err)
+	assert.Len(t, rows, 2, "RECEIVE without WHERE still takes a group the transaction holds (LOCK-7)")
+	s.commit()
+}
+
 // Reference: spec QUE-1: on a queue with STATUS = OFF, RECEIVE and GET CONVERSATION GROUP
 // fail at once, WAITFOR or not, and take no lock.
 func TestQUE1_OffQueueRefusesReceive(t *testing.T) {

@@ -877,7 +877,7 @@ func (b *Broker) execReceive(now time.Duration, t *Tx, st *statement) bool {
 			return true
 		}
 	default:
-		g = b.bestGroup(t, q) // never a group another transaction holds (LOCK-7)
+		g = b.bestGroup(t, q, st.kind == stmtReceive) // never a group another transaction holds (LOCK-7)
 	}
 	if where && !t.lock(now, g, st) {
 		return false
@@ -952,7 +952,7 @@ func (b *Broker) wakeReceivers(now time.Duration) {
 		for _, t := range waiters {
 			switch {
 			case t.done || t.wait == nil || t.wait.queue != q:
-			case q.status == QueueOn && q.groups.empty() && !heldGroupReady(t, q):
+			case q.status == QueueOn && q.groups.empty() && !(t.wait.stmt.kind == stmtReceive && heldGroupReady(t, q)):
 				q.waiters = append(q.waiters, t) // still nothing for it: it keeps its place
 			default:
 				b.resume(now, t)
