@@ -1,14 +1,19 @@
 // Package invariant checks the broker's invariants online, from the trace records the
-// brokers emit: INV-1 (exactly once, in order), INV-2 (no duplicate enqueue, no incomplete
-// message made receivable), INV-3 (a transmission queue row leaves only when its fragments
-// were stored by the receiver, or by a documented discard), INV-7 (an endpoint keeps its
-// level), PRI-15 (no fragment leaves below the best effective level waiting for the same
-// destination) and, at the end of a run whose faults healed, INV-12 (everything sent was
-// delivered and the transmission queues are empty).
+// brokers emit: INV-1 (exactly once, in order, counting a received message only when its
+// transaction commits), INV-2 (no duplicate enqueue, no incomplete message made receivable),
+// INV-3 (a transmission queue row leaves only when its fragments were stored by the receiver,
+// or by a documented discard), INV-4 (a conversation group lock has at most one holder, and
+// nothing is held after the transaction ends), INV-5 (a RECEIVE result comes from one group,
+// locked by the receiving transaction, and no two live transactions hold uncommitted
+// receives from one group), INV-6 (the order of the rows inside a RECEIVE result), INV-7 (an
+// endpoint keeps its level), INV-10 (a rollback returns every row it received), PRI-15 (no
+// fragment leaves below the best effective level waiting for the same destination) and, at
+// the end of a run whose faults healed, INV-12 (everything sent was delivered and the
+// transmission queues are empty).
 //
 // A Checker sees the records of every broker of a world in the order they happened. It
-// keeps the recent records of each conversation, so that a violation can show what led to
-// it. It imports only the model.
+// keeps the recent records of each conversation and of each live transaction, so that a
+// violation can show what led to it. It imports only the model.
 package invariant
 
 import (
@@ -21,21 +26,36 @@ import (
 	"github.com/sbsim/sbsim/model"
 )
 
-// Violation is a broken invariant: which rule, when, on which conversation, and the
-// conversation's records that led to it, oldest first.
+// Violation is a broken invariant: which rule, when, on which conversation (zero when the
+// record at fault has none, as a lock's has not), in which transaction and group of which
+// instance (zero outside transactions), and the records that led to it, oldest first: the
+// conversation's, and those of the transactions involved.
 type Violation struct {
 	Rule         string
 	At           time.Duration
 	Conversation model.ConversationID
+	Instance     model.InstanceID
+	Tx           model.TxID
+	Group        model.ConversationGroupID
 	Message      string
 	Records      []model.TraceRecord
 }
 
 func (v *Violation) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s violated at t=%v on conversation %v: %s", v.Rule, v.At, v.Conversation, v.Message)
+	fmt.Fprintf(&b, "%s violated at t=%v", v.Rule, v.At)
+	if v.Conversation != 0 {
+		fmt.Fprintf(&b, " on conversation %v", v.Conversation)
+	}
+	if v.Tx != 0 {
+		fmt.Fprintf(&b, " in transaction %d of instance %d", v.Tx, v.Instance)
+	}
+	if v.Group != 0 {
+		fmt.Fprintf(&b, " on group %v", v.Group)
+	}
+	fmt.Fprintf(&b, ": %s", v.Message)
 	if len(v.Records) > 0 {
-		b.WriteString("\nrecords of that conversation, oldest first:")
+		b.WriteString("\nrecords that led to it, oldest first:")
 		for _, r := range v.Records {
 			b.WriteString("\n  " + r.String())
 		}
@@ -43,7 +63,8 @@ func (v *Violation) Error() string {
 	return b.String()
 }
 
-// historyLength is how many records of each conversation a Checker keeps.
+// historyLength is how many records of each conversation, and of each live transaction, a
+// Checker keeps.
 const historyLength = 24
 
 // Checker checks the invariants over a stream of records. The zero value is not usable;
@@ -56,7 +77,23 @@ type Checker struct {
 	// levels holds each endpoint's level as created (INV-7).
 	levels        map[direction]model.PriorityLevel
 	conversations map[model.ConversationID]*history
-	violation     *Violation
+	// transactions holds the live transactions that took a lock, and groups the groups
+	// that are locked or have uncommitted receives (INV-4, INV-5, INV-10); spare keeps
+	// ended transactions for reuse, so that a transaction costs no allocation.
+	transactions map[txKey]*transaction
+	groups       map[groupKey]groupState
+	spare        []*transaction
+	// tx is the transaction of the record being checked, nil when it has none or the
+	// checker does not follow it.
+	tx *transaction
+	// result is the RECEIVE result being returned (INV-5, INV-6).
+	result receiveResult
+	// observed counts the records seen; it orders the records of several histories.
+	observed uint64
+	// blame says what a violation found by the transaction checks is about, beyond the
+	// record observed; Observe clears it.
+	blame     blame
+	violation *Violation
 }
 
 type direction struct {
@@ -90,17 +127,25 @@ type flow struct {
 	errorReceived bool
 }
 
+// history keeps the last historyLength records of a conversation or a transaction, each
+// with its number among all the records observed.
 type history struct {
-	records [historyLength]model.TraceRecord
+	records [historyLength]numbered
 	n       int
 }
 
-func (h *history) add(r model.TraceRecord) {
-	h.records[h.n%historyLength] = r
+type numbered struct {
+	n uint64
+	r model.TraceRecord
+}
+
+func (h *history) add(n uint64, r model.TraceRecord) {
+	h.records[h.n%historyLength] = numbered{n, r}
 	h.n++
 }
 
-func (h *history) list() []model.TraceRecord {
+// entries returns the records kept, oldest first.
+func (h *history) entries() []numbered {
 	if h.n <= historyLength {
 		return slices.Clone(h.records[:h.n])
 	}
@@ -108,11 +153,32 @@ func (h *history) list() []model.TraceRecord {
 	return append(slices.Clone(h.records[i:]), h.records[:i]...)
 }
 
+func (h *history) list() []model.TraceRecord { return merge(h) }
+
+// merge returns the records of the histories, oldest first, each once; nil histories are
+// skipped.
+func merge(hs ...*history) []model.TraceRecord {
+	var all []numbered
+	for _, h := range hs {
+		if h != nil {
+			all = append(all, h.entries()...)
+		}
+	}
+	slices.SortFunc(all, func(a, b numbered) int { return cmp.Compare(a.n, b.n) })
+	all = slices.CompactFunc(all, func(a, b numbered) bool { return a.n == b.n })
+	out := make([]model.TraceRecord, len(all))
+	for i, e := range all {
+		out[i] = e.r
+	}
+	return out
+}
+
 // New returns a checker that has seen nothing.
 func New() *Checker {
 	return &Checker{directions: map[direction]*flow{}, states: map[direction]model.EndpointState{},
 		levels:        map[direction]model.PriorityLevel{},
-		conversations: map[model.ConversationID]*history{}}
+		conversations: map[model.ConversationID]*history{},
+		transactions:  map[txKey]*transaction{}, groups: map[groupKey]groupState{}}
 }
 
 // Violation returns the first violation seen, or nil.
@@ -136,20 +202,48 @@ func (c *Checker) Observe(r model.TraceRecord) *Violation {
 	if c.violation != nil {
 		return c.violation
 	}
+	c.observed++
 	h := c.conversations[r.Conversation]
 	if h == nil {
 		h = &history{}
 		c.conversations[r.Conversation] = h
 	}
-	h.add(r)
+	h.add(c.observed, r)
+	c.rememberInTransaction(r)
+	c.blame = blame{}
 	if msg, rule := c.check(r); msg != "" {
-		c.violation = &Violation{Rule: rule, At: r.At, Conversation: r.Conversation, Message: msg, Records: h.list()}
+		c.violation = c.violationAt(r, rule, msg)
 	}
 	return c.violation
 }
 
+// violationAt describes the violation that record r revealed. Its records are those of
+// the conversation at fault and of the transactions involved.
+func (c *Checker) violationAt(r model.TraceRecord, rule, msg string) *Violation {
+	about := r
+	if c.blame.row != nil {
+		about = *c.blame.row
+	}
+	v := &Violation{Rule: rule, At: r.At, Conversation: about.Conversation, Instance: r.Instance, Tx: r.Tx,
+		Group: cmp.Or(about.Group, c.blame.group), Message: msg}
+	hs := []*history{{records: [historyLength]numbered{{c.observed, r}}, n: 1}} // r itself, in any case
+	if about.Conversation != 0 || r.Tx == 0 {
+		hs = append(hs, c.conversations[about.Conversation])
+	}
+	for _, tx := range []model.TxID{r.Tx, c.blame.other} {
+		if t := c.transactions[keyOfTx(r.Instance, tx)]; tx != 0 && t != nil {
+			hs = append(hs, &t.history)
+		}
+	}
+	v.Records = merge(hs...)
+	return v
+}
+
 // check returns a description of the violation r causes, and the rule, or "".
 func (c *Checker) check(r model.TraceRecord) (string, string) {
+	if r.Kind != model.TraceMessageReceived {
+		c.result.open = false // the rows of one RECEIVE are consecutive records
+	}
 	switch r.Kind {
 	case model.TraceStateChanged:
 		c.stateChanged(r)
@@ -165,8 +259,12 @@ func (c *Checker) check(r model.TraceRecord) (string, string) {
 				r.Effective, r.Peer, r.BestWaiting), "PRI-15"
 		}
 		return "", ""
-	case model.TracePacketCorrupt, model.TraceAckSent:
+	case model.TracePacketCorrupt, model.TraceAckSent, model.TraceQueueDisabled:
 		return "", ""
+	case model.TraceLockAcquired, model.TraceLockReleased, model.TraceLockWait, model.TraceDeadlock,
+		model.TraceMessageReceived, model.TraceMessageReturned, model.TraceSavepointRolledBack,
+		model.TraceTxCommitted, model.TraceTxRolledBack:
+		return c.transactionStep(r)
 	}
 	if r.Sequence == model.Unsequenced {
 		return "", "" // broker-generated errors are not sequenced (PROTO-3)
@@ -191,8 +289,6 @@ func (c *Checker) check(r model.TraceRecord) (string, string) {
 		have[r.Fragment] = true
 	case model.TraceMessageReady:
 		return c.ready(f, r)
-	case model.TraceMessageReceived:
-		return c.received(f, r)
 	case model.TraceRowRemoved:
 		return c.removed(f, r)
 	case model.TraceFragmentDiscarded:
@@ -271,12 +367,21 @@ func (c *Checker) ready(f *flow, r model.TraceRecord) (string, string) {
 	return "", ""
 }
 
-// received checks RECEIVE: only ready messages, in order, each once (INV-1, INV-2). An
-// Error is received before the dialog's other messages (DLG-13).
-func (c *Checker) received(f *flow, r model.TraceRecord) (string, string) {
-	switch {
-	case r.Sequence >= f.readyNext:
+// receivable checks a row RECEIVE takes: only a ready message (INV-2).
+func (f *flow) receivable(r model.TraceRecord) (string, string) {
+	if r.Sequence >= f.readyNext {
 		return fmt.Sprintf("RECEIVE returned message %d, which never became ready (status 1)", r.Sequence), "INV-2"
+	}
+	return "", ""
+}
+
+// received checks a row whose RECEIVE committed: only ready messages, in order, each once
+// (INV-1, INV-2). An Error is received before the dialog's other messages (DLG-13).
+func (c *Checker) received(f *flow, r model.TraceRecord) (string, string) {
+	if msg, rule := f.receivable(r); msg != "" {
+		return msg, rule
+	}
+	switch {
 	case r.MessageType == model.ErrorMessageType:
 		if f.errorReceived {
 			return fmt.Sprintf("RECEIVE returned the Error %d twice", r.Sequence), "INV-2"

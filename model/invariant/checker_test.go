@@ -27,9 +27,6 @@ func readyError(seq model.SequenceNumber) model.TraceRecord {
 	r.MessageType = model.ErrorMessageType
 	return r
 }
-func received(seq model.SequenceNumber) model.TraceRecord {
-	return model.TraceRecord{Kind: model.TraceMessageReceived, Conversation: conv, FromInitiator: true, Sequence: seq, MessageType: 4}
-}
 func removed(seq model.SequenceNumber, reason model.Reason) model.TraceRecord {
 	return model.TraceRecord{Kind: model.TraceRowRemoved, Conversation: conv, FromInitiator: true, Sequence: seq, Reason: reason}
 }
@@ -48,9 +45,92 @@ func scheduled(level model.PriorityLevel, effective, best uint8) model.TraceReco
 		Effective: effective, BestWaiting: best}
 }
 
-// delivered is the clean history of a one-fragment message seq.
+// delivered is the clean history of a one-fragment message seq, received by an autocommit
+// RECEIVE in transaction seq+1.
 func delivered(seq model.SequenceNumber) []model.TraceRecord {
-	return []model.TraceRecord{sent(seq, 1), stored(seq, 0), ready(seq), removed(seq, model.ReasonAcked), received(seq)}
+	return concat([]model.TraceRecord{sent(seq, 1), stored(seq, 0), ready(seq), removed(seq, model.ReasonAcked)},
+		receive(model.TxID(seq+1), seq))
+}
+
+// Records of transactions on instance 0 and group grp, which holds dialog conv's target.
+const (
+	grp   = model.ConversationGroupID(3)
+	conv2 = model.ConversationID(11)
+)
+
+func lock(tx model.TxID) model.TraceRecord {
+	return model.TraceRecord{Kind: model.TraceLockAcquired, Tx: tx, Group: grp}
+}
+func unlock(tx model.TxID) model.TraceRecord {
+	return model.TraceRecord{Kind: model.TraceLockReleased, Tx: tx, Group: grp}
+}
+func lockWait(tx, holder model.TxID) model.TraceRecord {
+	return model.TraceRecord{Kind: model.TraceLockWait, Tx: tx, Group: grp, HolderTx: holder, Statement: 99}
+}
+func commit(tx model.TxID) model.TraceRecord {
+	return model.TraceRecord{Kind: model.TraceTxCommitted, Tx: tx}
+}
+func rollback(tx model.TxID) model.TraceRecord {
+	return model.TraceRecord{Kind: model.TraceTxRolledBack, Tx: tx}
+}
+func savepointRollback(tx model.TxID) model.TraceRecord {
+	return model.TraceRecord{Kind: model.TraceSavepointRolledBack, Tx: tx}
+}
+
+// take is a row of RECEIVE statement stmt of transaction tx: message seq of conv.
+func take(tx model.TxID, stmt uint64, seq model.SequenceNumber) model.TraceRecord {
+	return takeType(tx, stmt, seq, 4)
+}
+func takeType(tx model.TxID, stmt uint64, seq model.SequenceNumber, mt model.MessageTypeID) model.TraceRecord {
+	return model.TraceRecord{Kind: model.TraceMessageReceived, Tx: tx, Statement: stmt, Group: grp, Conversation: conv,
+		FromInitiator: true, Sequence: seq, MessageType: mt}
+}
+
+// takeOf is a row of conversation c at level, sequence seq.
+func takeOf(tx model.TxID, stmt uint64, c model.ConversationID, level model.PriorityLevel, seq model.SequenceNumber) model.TraceRecord {
+	r := take(tx, stmt, seq)
+	r.Conversation, r.Priority = c, level
+	return r
+}
+func returned(tx model.TxID, seq model.SequenceNumber) model.TraceRecord {
+	return model.TraceRecord{Kind: model.TraceMessageReturned, Tx: tx, Group: grp, Conversation: conv, FromInitiator: true,
+		Sequence: seq, MessageType: 4}
+}
+
+// receive is an autocommit RECEIVE, statement tx of transaction tx, that returns seqs.
+func receive(tx model.TxID, seqs ...model.SequenceNumber) []model.TraceRecord {
+	out := []model.TraceRecord{lock(tx)}
+	for _, seq := range seqs {
+		out = append(out, take(tx, uint64(tx), seq))
+	}
+	return append(out, unlock(tx), commit(tx))
+}
+
+// readied is messages 0 to n-1 of conv sent, stored, ready and acknowledged.
+func readied(n model.SequenceNumber) []model.TraceRecord { return readiedOf(conv, n) }
+
+// readiedOf is messages 0 to n-1 of conversation c sent, stored, ready and acknowledged.
+func readiedOf(c model.ConversationID, n model.SequenceNumber) []model.TraceRecord {
+	var out []model.TraceRecord
+	for seq := range n {
+		for _, r := range []model.TraceRecord{sent(seq, 1), stored(seq, 0), ready(seq), removed(seq, model.ReasonAcked)} {
+			r.Conversation = c
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// onGroup moves r to group g.
+func onGroup(r model.TraceRecord, g model.ConversationGroupID) model.TraceRecord {
+	r.Group = g
+	return r
+}
+
+// onInstance moves r to instance i.
+func onInstance(r model.TraceRecord, i model.InstanceID) model.TraceRecord {
+	r.Instance = i
+	return r
 }
 
 func concat(parts ...[]model.TraceRecord) []model.TraceRecord {
@@ -73,15 +153,15 @@ func TestCheckerFlagsEachBrokenRule(t *testing.T) {
 		{"INV-2: a fragment that was never sent", []model.TraceRecord{sent(0, 1), stored(0, 3)}, "INV-2"},
 		{"INV-2: a message made ready twice", concat(delivered(0), []model.TraceRecord{ready(0)}), "INV-2"},
 		{"INV-2: an incomplete message made ready", []model.TraceRecord{sent(0, 3), stored(0, 0), ready(0)}, "INV-2"},
-		{"INV-2: RECEIVE returns a message not ready", []model.TraceRecord{sent(0, 1), stored(0, 0), received(0)}, "INV-2"},
+		{"INV-2: RECEIVE returns a message not ready", []model.TraceRecord{sent(0, 1), stored(0, 0), lock(1), take(1, 1, 0)}, "INV-2"},
 		{"INV-1: made ready out of order", []model.TraceRecord{sent(0, 1), sent(1, 1), stored(1, 0), ready(1)}, "INV-1"},
 		{"INV-1: received out of order", concat([]model.TraceRecord{sent(0, 1), sent(1, 1), stored(0, 0), stored(1, 0),
-			ready(0), ready(1), received(1)}), "INV-1"},
+			ready(0), ready(1)}, receive(1, 1)), "INV-1"},
 		{"G-17: an Error may jump ahead of missing messages", []model.TraceRecord{sent(0, 1), sent(1, 1),
 			removed(0, model.ReasonEndWithError), stored(1, 0), readyError(1), removed(1, model.ReasonAcked)}, ""},
 		{"DLG-13: an Error is received before earlier messages", []model.TraceRecord{sent(0, 1), sent(1, 1), stored(0, 0),
-			ready(0), stored(1, 0), readyError(1), {Kind: model.TraceMessageReceived, Conversation: conv, FromInitiator: true,
-				Sequence: 1, MessageType: model.ErrorMessageType}, received(0)}, ""},
+			ready(0), stored(1, 0), readyError(1), lock(1), takeType(1, 1, 1, model.ErrorMessageType), take(1, 1, 0),
+			unlock(1), commit(1)}, ""},
 		{"INV-3: a row removed as acked before it was stored", []model.TraceRecord{sent(0, 2), stored(0, 0),
 			removed(0, model.ReasonAcked)}, "INV-3"},
 		{"INV-3: a live endpoint discards and acks", []model.TraceRecord{targetState(model.Conversing), sent(0, 1),
@@ -101,17 +181,12 @@ func TestCheckerFlagsEachBrokenRule(t *testing.T) {
 		{"INV-3: a row removed twice", concat(delivered(0), []model.TraceRecord{removed(0, model.ReasonAcked)}), "INV-3"},
 		{"INV-3: a row removed that was never sent", []model.TraceRecord{sent(0, 1), removed(3, model.ReasonCleanup)}, "INV-3"},
 		{"INV-2: an Error received twice", []model.TraceRecord{sent(0, 1), stored(0, 0), readyError(0),
-			{Kind: model.TraceMessageReceived, Conversation: conv, FromInitiator: true, Sequence: 0, MessageType: model.ErrorMessageType},
-			{Kind: model.TraceMessageReceived, Conversation: conv, FromInitiator: true, Sequence: 0, MessageType: model.ErrorMessageType}}, "INV-2"},
+			lock(1), takeType(1, 1, 0, model.ErrorMessageType), unlock(1), commit(1),
+			lock(2), takeType(2, 2, 0, model.ErrorMessageType), unlock(2), commit(2)}, "INV-2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := New()
-			var v *Violation
-			for i, r := range tt.records {
-				r.At = time.Duration(i) * time.Millisecond
-				v = c.Observe(r)
-			}
+			_, v := observeAll(tt.records)
 			if tt.wantRule == "" {
 				assert.Nil(t, v, "records %v", tt.records)
 				return
@@ -121,6 +196,97 @@ func TestCheckerFlagsEachBrokenRule(t *testing.T) {
 			assert.Equal(t, conv, v.Conversation)
 			assert.Equal(t, tt.records[len(tt.records)-1].Kind, v.Records[len(v.Records)-1].Kind,
 				"the violation shows the record that broke the rule last")
+		})
+	}
+}
+
+// TestCheckerFlagsBrokenTransactionRules checks the checks of transactions, conversation
+// group locks and RECEIVE results: each broken history is flagged with its rule at the
+// record that broke it, and legal ones (savepoint rollback, full rollback, re-receive by
+// another transaction, lock waits) pass.
+// Reference: spec INV-1, INV-4, INV-5, INV-6, INV-10, LOCK-3, LOCK-6, LOCK-7, PRI-9,
+// DLG-13, TXN-1, TXN-3.
+func TestCheckerFlagsBrokenTransactionRules(t *testing.T) {
+	timer := func(tx model.TxID, stmt uint64) model.TraceRecord {
+		return takeType(tx, stmt, model.Unsequenced, model.DialogTimerMessageType)
+	}
+	brokerError := func(tx model.TxID, stmt uint64) model.TraceRecord {
+		return takeType(tx, stmt, model.Unsequenced, model.ErrorMessageType)
+	}
+	tests := []struct {
+		name     string
+		records  []model.TraceRecord
+		wantRule string // "" when every invariant holds
+	}{
+		{"savepoint rollback, full rollback and a re-receive by another transaction", concat(readied(3), []model.TraceRecord{
+			lock(1), take(1, 1, 0), take(1, 1, 1), lockWait(2, 1),
+			returned(1, 1), savepointRollback(1), take(1, 2, 1), take(1, 2, 2),
+			returned(1, 2), returned(1, 1), returned(1, 0), unlock(1), rollback(1),
+			lock(2), take(2, 3, 0), take(2, 3, 1), take(2, 3, 2), unlock(2), commit(2)}), ""},
+		{"one RECEIVE in order of DLG-13 and levels", concat(readied(2), readiedOf(conv2, 2), []model.TraceRecord{lock(1),
+			takeOf(1, 1, conv2, 9, 0), takeOf(1, 1, conv2, 9, 1), timer(1, 1), brokerError(1, 1), take(1, 1, 0), take(1, 1, 1), unlock(1), commit(1)}), ""},
+		{"a transaction receives twice and commits once", concat(readied(2), []model.TraceRecord{lock(1), take(1, 1, 0),
+			take(1, 2, 1), unlock(1), commit(1)}), ""},
+		{"transaction and group ids are per instance", concat(readied(1), []model.TraceRecord{lock(1),
+			onInstance(lock(1), 1), onInstance(unlock(1), 1), onInstance(commit(1), 1), take(1, 1, 0), unlock(1), commit(1)}), ""},
+
+		{"INV-1: a rolled-back receive does not count", concat(readied(2), []model.TraceRecord{lock(1), take(1, 1, 0),
+			returned(1, 0), unlock(1), rollback(1)}, receive(2, 1)), "INV-1"},
+		{"INV-1: a message received and committed twice", concat(readied(1), receive(1, 0), receive(2, 0)), "INV-1"},
+
+		{"INV-4: a second holder", []model.TraceRecord{lock(1), lock(2)}, "INV-4"},
+		{"INV-4: a holder takes its lock again", []model.TraceRecord{lock(1), lock(1)}, "INV-4"},
+		{"INV-4: a release by another transaction", []model.TraceRecord{lock(1), unlock(2)}, "INV-4"},
+		{"INV-4: a release of a free lock", []model.TraceRecord{lock(1), unlock(1), commit(1), unlock(1)}, "INV-4"},
+		{"INV-4: a commit still holding a lock", []model.TraceRecord{lock(1), onGroup(lock(1), 4), unlock(1), commit(1)}, "INV-4"},
+		{"INV-4: a rollback still holding a lock", []model.TraceRecord{lock(1), rollback(1)}, "INV-4"},
+		{"INV-4: a savepoint rollback releases a lock (LOCK-3, TXN-3)", []model.TraceRecord{lock(1), unlock(1),
+			savepointRollback(1)}, "INV-4"},
+		{"INV-4: a wait for a holder that does not hold", []model.TraceRecord{lock(1), lockWait(2, 3)}, "INV-4"},
+
+		{"INV-5: a row from a group nobody locked", concat(readied(1), []model.TraceRecord{take(1, 1, 0)}), "INV-5"},
+		{"INV-5: a row from a group another transaction holds (LOCK-7)", concat(readied(1), []model.TraceRecord{lock(2),
+			take(1, 1, 0)}), "INV-5"},
+		{"INV-5: one RECEIVE, two groups", concat(readied(1), readiedOf(conv2, 1), []model.TraceRecord{lock(1), onGroup(lock(1), 4),
+			take(1, 1, 0), onGroup(takeOf(1, 1, conv2, 5, 0), 4)}), "INV-5"},
+		{"INV-5: two transactions with uncommitted receives from one group", concat(readied(2), []model.TraceRecord{
+			lock(1), take(1, 1, 0), unlock(1), lock(2), take(2, 2, 1)}), "INV-5"},
+
+		{"INV-6: a conversation at a higher level after a lower one", concat(readied(1), readiedOf(conv2, 1), []model.TraceRecord{lock(1),
+			take(1, 1, 0), takeOf(1, 1, conv2, 7, 0)}), "INV-6"},
+		{"INV-6: a conversation's rows apart", concat(readied(2), readiedOf(conv2, 1), []model.TraceRecord{lock(1),
+			take(1, 1, 0), takeOf(1, 1, conv2, 5, 0), take(1, 1, 1)}), "INV-6"},
+		{"INV-6: a conversation's rows out of sequence", concat(readied(2), []model.TraceRecord{lock(1),
+			take(1, 1, 1), take(1, 1, 0)}), "INV-6"},
+		{"INV-6: an Error after another message (DLG-13)", concat(readied(1), []model.TraceRecord{lock(1),
+			take(1, 1, 0), brokerError(1, 1)}), "INV-6"},
+		{"INV-6: a DialogTimer after an Error (DLG-13)", []model.TraceRecord{lock(1), brokerError(1, 1), timer(1, 1)}, "INV-6"},
+		{"INV-6: the rows of one RECEIVE not consecutive", concat(readied(2), []model.TraceRecord{lock(1),
+			take(1, 1, 0), sent(2, 1), take(1, 1, 1)}), "INV-6"},
+
+		{"INV-10: a rollback keeps a row", concat(readied(1), []model.TraceRecord{lock(1), take(1, 1, 0), unlock(1),
+			rollback(1)}), "INV-10"},
+		{"INV-10: a rollback keeps a DialogTimer", []model.TraceRecord{lock(1), timer(1, 1), unlock(1), rollback(1)}, "INV-10"},
+		{"INV-10: a rollback returns a row it did not receive", concat(readied(1), []model.TraceRecord{lock(1),
+			returned(1, 0)}), "INV-10"},
+		{"INV-10: a rollback returns a row twice", concat(readied(1), []model.TraceRecord{lock(1), take(1, 1, 0),
+			returned(1, 0), returned(1, 0)}), "INV-10"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, v := observeAll(tt.records)
+			if tt.wantRule == "" {
+				assert.Nil(t, v, "records %v", tt.records)
+				assert.Nil(t, c.Finish(time.Hour), "records %v", tt.records)
+				return
+			}
+			require.NotNil(t, v, "records %v", tt.records)
+			assert.Equal(t, tt.wantRule, v.Rule, "violation: %v", v)
+			last := tt.records[len(tt.records)-1]
+			require.NotEmpty(t, v.Records, "violation: %v", v)
+			assert.Equal(t, last.Kind, v.Records[len(v.Records)-1].Kind,
+				"the violation shows the record that broke the rule last: %v", v)
+			assert.Equal(t, last.Tx, v.Tx, "violation: %v", v)
 		})
 	}
 }
@@ -186,4 +352,27 @@ func TestViolationErrorShowsTheRecords(t *testing.T) {
 	require.NotNil(t, v)
 	assert.Contains(t, v.Error(), "PROTO-2 violated at t=0s on conversation c9")
 	assert.Contains(t, v.Error(), "sent i0 c9 I→T seq=5")
+}
+
+func TestViolationShowsTheTransactionsInvolved(t *testing.T) {
+	c := New()
+	c.Observe(lock(1))
+	c.Observe(onGroup(lock(2), 4))
+	v := c.Observe(lock(2))
+	require.NotNil(t, v)
+	assert.Contains(t, v.Error(), "INV-4 violated at t=0s in transaction 2 of instance 0 on group g3")
+	assert.Equal(t, []model.TraceRecord{lock(1), onGroup(lock(2), 4), lock(2)}, v.Records,
+		"the holder's record, then the taker's, oldest first")
+}
+
+// observeAll feeds the records to a new checker, a millisecond apart, and returns it with
+// the verdict on the last record.
+func observeAll(records []model.TraceRecord) (*Checker, *Violation) {
+	c := New()
+	var v *Violation
+	for i, r := range records {
+		r.At = time.Duration(i) * time.Millisecond
+		v = c.Observe(r)
+	}
+	return c, v
 }
