@@ -41,7 +41,8 @@ type Broker struct {
 	statements uint64
 	waiting    map[TxID]*Tx    // transactions whose statement waits
 	wake       []*serviceQueue // queues whose waiting sessions may go on
-	txPool     []*Tx           // ended autocommit transactions, for reuse
+	txPool     []*Tx           // ended transactions, for reuse
+	waking     bool            // wakeReceivers is running
 	tracing    bool
 	effects    Effects
 	counters   Counters
@@ -281,7 +282,7 @@ func (b *Broker) pump(now time.Duration) {
 			b.flushAcks(now, self)
 		}
 		if len(b.selfPackets) == 0 {
-			if len(b.wake) > 0 {
+			if len(b.wake) > 0 && !b.waking {
 				b.wakeReceivers(now)
 				continue
 			}

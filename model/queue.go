@@ -35,8 +35,9 @@ type serviceQueue struct {
 	heldSenders []*endpoint
 	// waiters are the transactions waiting for messages, first come first served;
 	// wakeListed is set while the queue is in the broker's list to wake.
-	waiters    []*Tx
-	wakeListed bool
+	waiters      []*Tx
+	spareWaiters []*Tx
+	wakeListed   bool
 	// rollbacks counts consecutive rollbacks of transactions that received from the queue
 	// (QUE-8, G-14).
 	rollbacks int

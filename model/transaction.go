@@ -45,7 +45,8 @@ type Tx struct {
 	deferred    []deferredEffect
 	saves       []savepoint
 	ended       []ConversationHandle // ended in this transaction: later statements on them fail
-	wait        *wait
+	wait        *wait                // nil, or &waitStore while a statement waits
+	waitStore   wait
 	// cur is the statement running or waiting; completed points to it once it finished
 	// after waiting, for Result.
 	cur       statement
@@ -167,32 +168,38 @@ type Completion struct {
 func (b *Broker) Begin(now time.Duration) *Tx {
 	b.now = now
 	b.txCounter++
-	return &Tx{id: TxID(b.txCounter), b: b, began: now, lockTimeout: -1}
-}
-
-// autocommit starts the transaction of one statement outside BEGIN TRANSACTION, reusing
-// one that ended.
-func (b *Broker) autocommit(now time.Duration) *Tx {
 	n := len(b.txPool)
 	if n == 0 {
-		t := b.Begin(now)
-		t.autocommit = true
-		return t
+		return &Tx{id: TxID(b.txCounter), b: b, began: now, lockTimeout: -1}
 	}
 	t := b.txPool[n-1]
 	b.txPool = b.txPool[:n-1]
-	b.now = now
-	b.txCounter++
 	locks, undo, deferred := t.locks[:0], t.undo[:0], t.deferred[:0]
-	*t = Tx{id: TxID(b.txCounter), b: b, began: now, lockTimeout: -1, autocommit: true, locks: locks, undo: undo, deferred: deferred}
+	*t = Tx{id: TxID(b.txCounter), b: b, began: now, lockTimeout: -1, locks: locks, undo: undo, deferred: deferred}
 	return t
+}
+
+// autocommit starts the transaction of one statement outside BEGIN TRANSACTION.
+func (b *Broker) autocommit(now time.Duration) *Tx {
+	t := b.Begin(now)
+	t.autocommit = true
+	return t
+}
+
+// Recycle hands an ended transaction back to the broker, which may reuse it for a later
+// Begin: the caller must not use t again. A session that begins many transactions recycles
+// each one after its end, so that running them allocates nothing.
+func (b *Broker) Recycle(t *Tx) {
+	if t.done && t.wait == nil && len(b.txPool) < 64 {
+		b.txPool = append(b.txPool, t)
+	}
 }
 
 // recycle keeps an autocommit transaction that ended without ever waiting, so nothing
 // refers to it any more, for the next statement.
 func (b *Broker) recycle(t *Tx) {
-	if t.done && t.autocommit && t.completed == nil && len(b.txPool) < 16 {
-		b.txPool = append(b.txPool, t)
+	if t.autocommit && t.completed == nil {
+		b.Recycle(t)
 	}
 }
 
@@ -327,7 +334,8 @@ func (t *Tx) lock(now time.Duration, g *group, st *statement) bool {
 		return true
 	}
 	b := t.b
-	t.wait = &wait{lock: g, stmt: st, since: now}
+	t.waitStore = wait{lock: g, stmt: st, since: now}
+	t.wait = &t.waitStore
 	g.waiters = append(g.waiters, t)
 	b.trace(TraceRecord{At: now, Kind: TraceLockWait, Tx: t.id, Group: g.id, Statement: st.number, HolderTx: g.holder.id})
 	b.armDeadline(t, st)
@@ -885,7 +893,8 @@ func (b *Broker) execReceive(now time.Duration, t *Tx, st *statement) bool {
 	hasRows := g != nil && g.hasReady() && (only == nil || len(only.ready) > 0)
 	if !hasRows {
 		if st.waitFor && (st.deadline < 0 || now < st.deadline) {
-			t.wait = &wait{queue: q, stmt: st}
+			t.waitStore = wait{queue: q, stmt: st, since: now}
+			t.wait = &t.waitStore
 			q.waiters = append(q.waiters, t)
 			b.armDeadline(t, st)
 			return false
@@ -942,13 +951,19 @@ func (b *Broker) take(now time.Duration, t *Tx, st *statement, g *group, only *e
 
 // wakeReceivers runs again the RECEIVE and GET CONVERSATION GROUP statements waiting on
 // the queues where messages may have become receivable, first come first served.
+// A statement resumed here may end its transaction, which may list queues again: they are
+// served by the loop that is running, not by a nested one.
 func (b *Broker) wakeReceivers(now time.Duration) {
+	if b.waking {
+		return
+	}
+	b.waking = true
 	for len(b.wake) > 0 {
 		q := b.wake[0]
 		b.wake = slices.Delete(b.wake, 0, 1)
 		q.wakeListed = false
 		waiters := q.waiters
-		q.waiters = nil
+		q.waiters = q.spareWaiters[:0] // the two lists take turns, so waking allocates nothing
 		for _, t := range waiters {
 			switch {
 			case t.done || t.wait == nil || t.wait.queue != q:
@@ -958,7 +973,10 @@ func (b *Broker) wakeReceivers(now time.Duration) {
 				b.resume(now, t)
 			}
 		}
+		clear(waiters)
+		q.spareWaiters = waiters[:0]
 	}
+	b.waking = false
 }
 
 func heldGroupReady(t *Tx, q *serviceQueue) bool {

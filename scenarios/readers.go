@@ -124,6 +124,9 @@ func (s *session) start() {
 		return
 	}
 	w := s.r.w
+	if s.t != nil && s.t.Done() {
+		s.broker().Recycle(s.t) // nothing refers to it any more: its completion has come
+	}
 	s.t = s.broker().Begin(w.now())
 	s.r.stats.Transactions++
 	if s.r.cfg.Mode == GroupLoop {
