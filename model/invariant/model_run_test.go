@@ -198,8 +198,11 @@ func TestCheckerAcceptsTheModelsTransactions(t *testing.T) {
 	r.settle()
 
 	// A takes the two replies in one transaction and commits; everything was delivered.
-	rows = r.receive(b.Begin(r.at(40)), "A", model.ReceiveOptions{})
+	last := b.Begin(r.at(40))
+	rows = r.receive(last, "A", model.ReceiveOptions{})
 	assert.Len(t, rows, 2)
+	require.NoError(t, last.Commit(r.at(41)))
+	r.settle()
 	r.at(100)
 
 	assert.Nil(t, r.c.Violation())
