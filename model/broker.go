@@ -43,9 +43,14 @@ type Broker struct {
 	wake       []*serviceQueue // queues whose waiting sessions may go on
 	txPool     []*Tx           // ended transactions, for reuse
 	waking     bool            // wakeReceivers is running
-	tracing    bool
-	effects    Effects
-	counters   Counters
+
+	monitors    []*monitor // queue monitors, by creation (ACT-1)
+	tasks       map[TaskID]*task
+	taskCounter uint64
+	tickArmed   bool
+	tracing     bool
+	effects     Effects
+	counters    Counters
 	// transmissionObjects counts endpoints holding a transmission object (TXQ-6).
 	transmissionObjects int
 }
@@ -68,21 +73,27 @@ type Effects struct {
 	QueueDisabled []QueueID
 	// LockWaits lists the waits for group locks that ended (G-24).
 	LockWaits []LockWait
+	// Activations lists the activated tasks to start (ACT-6): the world runs the queue's
+	// procedure as the task, and calls TaskExited when it ends.
+	Activations []ActivationStart
 }
 
 // TimerKind says what a Timer is for.
 type TimerKind uint8
 
 const (
-	TimerRetry     TimerKind = iota + 1 // Key: conversation handle
-	TimerAckFlush                       // Key: peer instance
-	TimerConnect                        // Key: peer instance
-	TimerIdle                           // Key: peer instance
-	TimerLifetime                       // Key: conversation handle
-	TimerRetention                      // Key: conversation handle
-	TimerWireFree                       // Key: peer instance
-	TimerStatement                      // Key: transaction id; a WAITFOR or lock time-out
-	TimerDialog                         // Key: conversation handle; BEGIN CONVERSATION TIMER (DLG-14)
+	TimerRetry               TimerKind = iota + 1 // Key: conversation handle
+	TimerAckFlush                                 // Key: peer instance
+	TimerConnect                                  // Key: peer instance
+	TimerIdle                                     // Key: peer instance
+	TimerLifetime                                 // Key: conversation handle
+	TimerRetention                                // Key: conversation handle
+	TimerWireFree                                 // Key: peer instance
+	TimerStatement                                // Key: transaction id; a WAITFOR or lock time-out
+	TimerDialog                                   // Key: conversation handle; BEGIN CONVERSATION TIMER (DLG-14)
+	TimerMonitorTick                              // Key: 0; the broker tick of the queue monitors (G-2)
+	TimerTaskDeadline                             // Key: task id; G-6's check of an activated task
+	TimerNotificationTimeout                      // Key: queue id; the end of ACT-12's time-out
 )
 
 // Timer asks the world to call TimerFired at At. Timers are never cancelled: one that is no
@@ -129,6 +140,7 @@ func NewBroker(cat *Catalog, id InstanceID, cfg Config) (*Broker, error) {
 		dialogs:   map[dialogKey]*endpoint{},
 		retained:  map[ConversationHandle]*endpoint{},
 		groups:    map[ConversationGroupID]*group{},
+		tasks:     map[TaskID]*task{},
 		waiting:   map[TxID]*Tx{},
 		queues:    make([]*serviceQueue, len(cat.Queues)),
 		conns:     make([]*connection, len(cat.Instances)),
@@ -137,6 +149,15 @@ func NewBroker(cat *Catalog, id InstanceID, cfg Config) (*Broker, error) {
 	for i, q := range cat.Queues {
 		if cat.Databases[q.Database].Instance == id {
 			b.queues[i] = &serviceQueue{id: QueueID(i), status: q.Status}
+			if a := q.Activation; a.Status || a.Procedure != "" || a.MaxQueueReaders > 0 {
+				b.monitorFor(b.queues[i]).activation = a // ACT-1
+			}
+		}
+	}
+	for _, n := range cat.EventNotifications {
+		if q := b.queues[n.Queue]; q != nil {
+			m := b.monitorFor(q) // ACT-1
+			m.notifications = append(m.notifications, &notification{name: n.Name, to: n.To, from: n.From})
 		}
 	}
 	for i := range b.conns {
@@ -178,6 +199,7 @@ func (b *Broker) Advance() {
 	b.effects.Completed = b.effects.Completed[:0]
 	b.effects.QueueDisabled = b.effects.QueueDisabled[:0]
 	b.effects.LockWaits = b.effects.LockWaits[:0]
+	b.effects.Activations = b.effects.Activations[:0]
 }
 
 // Counters returns the broker's counters.
@@ -371,6 +393,12 @@ func (b *Broker) TimerFired(now time.Duration, t Timer) {
 		b.conns[t.Key].freeArmed = false
 	case TimerStatement:
 		b.statementTimedOut(now, TxID(t.Key))
+	case TimerMonitorTick:
+		b.monitorTick(now)
+	case TimerTaskDeadline:
+		b.taskDeadline(now, TaskID(t.Key))
+	case TimerNotificationTimeout:
+		b.timerNotificationTimeout(now, QueueID(t.Key))
 	case TimerDialog:
 		if ep := b.endpoints[ConversationHandle(t.Key)]; ep != nil && !ep.deleted && ep.grp != nil && ep.timerAt == t.At {
 			ep.timerAt = 0

@@ -43,6 +43,10 @@ const (
 	MessageTypeError       = "http://schemas.microsoft.com/SQL/ServiceBroker/Error"
 	MessageTypeDialogTimer = "http://schemas.microsoft.com/SQL/ServiceBroker/DialogTimer"
 	ContractDefault        = "DEFAULT"
+	// QUEUE_ACTIVATION event notifications travel on this contract, as this message type
+	// (ACT-11); both exist in every database.
+	MessageTypeEventNotification  = "http://schemas.microsoft.com/SQL/Notifications/EventNotification"
+	ContractPostEventNotification = "http://schemas.microsoft.com/SQL/Notifications/PostEventNotification"
 )
 
 // The interned identifiers of the system message types and of the DEFAULT contract.
@@ -51,10 +55,15 @@ const (
 	EndDialogMessageType
 	ErrorMessageType
 	DialogTimerMessageType
+	EventNotificationMessageType
 )
 
-// DefaultContract is the interned identifier of the DEFAULT contract.
-const DefaultContract ContractID = 0
+// DefaultContract and PostEventNotificationContract are the interned identifiers of the
+// system contracts.
+const (
+	DefaultContract ContractID = iota
+	PostEventNotificationContract
+)
 
 // MessageType is CREATE MESSAGE TYPE.
 type MessageType struct {
@@ -96,6 +105,8 @@ type Queue struct {
 	// PoisonMessageHandlingOff is POISON_MESSAGE_HANDLING (STATUS = OFF): five consecutive
 	// rollbacks no longer turn the queue OFF (QUE-8). The default is ON.
 	PoisonMessageHandlingOff bool
+	// Activation is the queue's ACTIVATION clause; the zero value is none (STATUS = OFF).
+	Activation Activation
 }
 
 // Service is CREATE SERVICE name ON QUEUE queue (contracts): the contracts listed are the
@@ -118,6 +129,9 @@ type Database struct {
 	HonorBrokerPriority bool
 	// Priorities are the database's CREATE BROKER PRIORITY statements (PRI-1).
 	Priorities []BrokerPriority
+	// EventNotifications are its CREATE EVENT NOTIFICATION ... FOR QUEUE_ACTIVATION
+	// statements (ACT-11).
+	EventNotifications []EventNotification
 }
 
 // Instance is one SQL Server instance and its broker.
@@ -135,6 +149,8 @@ type Catalog struct {
 	Services     []ServiceInfo
 	Contracts    []ContractInfo
 	MessageTypes []string
+	// EventNotifications are every database's QUEUE_ACTIVATION event notifications.
+	EventNotifications []EventNotificationInfo
 
 	instanceByName    map[string]InstanceID
 	serviceByName     map[string]ServiceID
@@ -166,6 +182,7 @@ type QueueInfo struct {
 	Status                   QueueStatus
 	Retention                bool
 	PoisonMessageHandlingOff bool
+	Activation               Activation
 }
 
 // ServiceInfo is a compiled service.
@@ -175,6 +192,8 @@ type ServiceInfo struct {
 	Database  DatabaseID
 	Queue     QueueID
 	Contracts []ContractID // accepted as target
+	// Hidden marks a service the sim made: the sender of a database's event notifications.
+	Hidden bool
 }
 
 // ContractInfo is a compiled contract: for each message type it allows, who may send it.
@@ -232,4 +251,13 @@ func (c *Catalog) databaseHasContract(db DatabaseID, contract ContractID) bool {
 // accepts reports whether the service accepts dialogs on the contract as a target.
 func (c *Catalog) accepts(s ServiceID, contract ContractID) bool {
 	return slices.Contains(c.Services[s].Contracts, contract)
+}
+
+// EventNotificationInfo is a compiled event notification: the monitored queue, the service
+// it notifies, and the hidden service of the queue's database that sends it (G-30).
+type EventNotificationInfo struct {
+	Name  string
+	Queue QueueID
+	To    ServiceID
+	From  ServiceID
 }

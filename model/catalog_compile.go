@@ -20,12 +20,19 @@ func Compile(instances []Instance) (*Catalog, error) {
 		contractByName:    map[string]ContractID{},
 		messageTypeByName: map[string]MessageTypeID{},
 	}
-	for _, name := range []string{MessageTypeDefault, MessageTypeEndDialog, MessageTypeError, MessageTypeDialogTimer} {
+	for _, name := range []string{MessageTypeDefault, MessageTypeEndDialog, MessageTypeError, MessageTypeDialogTimer,
+		MessageTypeEventNotification} {
 		c.internMessageType(name)
 	}
 	c.Contracts = append(c.Contracts, ContractInfo{Name: ContractDefault,
 		Messages: []ContractMessageInfo{{MessageType: DefaultMessageType, SentBy: SentByAny}}})
 	c.contractByName[ContractDefault] = DefaultContract
+	c.Contracts = append(c.Contracts, ContractInfo{Name: ContractPostEventNotification,
+		Messages: []ContractMessageInfo{{MessageType: EventNotificationMessageType, SentBy: SentByInitiator}}})
+	c.contractByName[ContractPostEventNotification] = PostEventNotificationContract
+	// Event notifications name services anywhere in the world: they are resolved once
+	// every service is known.
+	var pending []pendingNotification
 
 	if len(instances) == 0 {
 		return nil, errors.New("no instance is defined")
@@ -60,9 +67,74 @@ func Compile(instances []Instance) (*Catalog, error) {
 			if err := c.compileDatabase(id, db, dbWhere, contractOrigin, serviceOrigin); err != nil {
 				return nil, err
 			}
+			for _, n := range db.EventNotifications {
+				pending = append(pending, pendingNotification{n, DatabaseID(len(c.Databases) - 1), dbWhere})
+			}
 		}
 	}
+	if err := c.compileEventNotifications(pending); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+type pendingNotification struct {
+	n     EventNotification
+	db    DatabaseID
+	where string
+}
+
+// compileEventNotifications checks each QUEUE_ACTIVATION event notification (ACT-11): its
+// queue is in its database, its service exists and accepts PostEventNotification, and its
+// name is unique in the database. A database with notifications gets a hidden service and
+// queue that send them (G-30).
+func (c *Catalog) compileEventNotifications(pending []pendingNotification) error {
+	senders := map[DatabaseID]ServiceID{}
+	names := map[DatabaseID]map[string]bool{}
+	for _, p := range pending {
+		where := fmt.Sprintf("%s: event notification %q", p.where, p.n.Name)
+		if p.n.Name == "" {
+			return fmt.Errorf("%s: an event notification has no name", p.where)
+		}
+		if names[p.db] == nil {
+			names[p.db] = map[string]bool{}
+		}
+		if names[p.db][p.n.Name] {
+			return fmt.Errorf("%s is defined twice", where)
+		}
+		names[p.db][p.n.Name] = true
+		q := QueueID(-1)
+		for _, id := range c.Databases[p.db].Queues {
+			if c.Queues[id].Name == p.n.Queue {
+				q = id
+			}
+		}
+		if q < 0 {
+			return fmt.Errorf("%s: queue %q does not exist in the database", where, p.n.Queue)
+		}
+		to, ok := c.serviceByName[p.n.Service]
+		if !ok {
+			return fmt.Errorf("%s: service %q does not exist", where, p.n.Service)
+		}
+		if !c.accepts(to, PostEventNotificationContract) {
+			return fmt.Errorf("%s: service %q does not accept the contract %s", where, p.n.Service, ContractPostEventNotification)
+		}
+		from, ok := senders[p.db]
+		if !ok {
+			db := &c.Databases[p.db]
+			name := fmt.Sprintf("[sbsim] event notifications of %s/%s", c.Instances[db.Instance].Name, db.Name)
+			qid := QueueID(len(c.Queues))
+			c.Queues = append(c.Queues, QueueInfo{Name: name, Database: p.db})
+			db.Queues = append(db.Queues, qid)
+			from = ServiceID(len(c.Services))
+			c.Services = append(c.Services, ServiceInfo{Name: name, Instance: db.Instance, Database: p.db, Queue: qid, Hidden: true})
+			c.serviceByName[name] = from
+			db.Services = append(db.Services, from)
+			senders[p.db] = from
+		}
+		c.EventNotifications = append(c.EventNotifications, EventNotificationInfo{Name: p.n.Name, Queue: q, To: to, From: from})
+	}
+	return nil
 }
 
 func (c *Catalog) internMessageType(name string) MessageTypeID {
@@ -77,7 +149,7 @@ func (c *Catalog) internMessageType(name string) MessageTypeID {
 
 func (c *Catalog) compileDatabase(instance InstanceID, db Database, where string, contractOrigin, serviceOrigin map[string]string) error {
 	dbID := DatabaseID(len(c.Databases))
-	info := DatabaseInfo{Name: db.Name, Instance: instance, Contracts: []ContractID{DefaultContract}}
+	info := DatabaseInfo{Name: db.Name, Instance: instance, Contracts: []ContractID{DefaultContract, PostEventNotificationContract}}
 
 	types := map[string]bool{MessageTypeDefault: true}
 	for _, mt := range db.MessageTypes {
@@ -113,10 +185,16 @@ func (c *Catalog) compileDatabase(instance InstanceID, db Database, where string
 		if q.Status > QueueOff {
 			return fmt.Errorf("%s: queue %q: status %d is neither ON nor OFF", where, q.Name, q.Status)
 		}
+		if a := q.Activation; a.MaxQueueReaders < 0 || a.MaxQueueReaders > MaxQueueReadersLimit {
+			return fmt.Errorf("%s: queue %q: MAX_QUEUE_READERS %d is outside 0..%d", where, q.Name, a.MaxQueueReaders, MaxQueueReadersLimit)
+		}
+		if q.Activation.Status && q.Activation.Procedure == "" {
+			return fmt.Errorf("%s: queue %q: ACTIVATION (STATUS = ON) needs a PROCEDURE_NAME", where, q.Name)
+		}
 		id := QueueID(len(c.Queues))
 		queues[q.Name] = id
 		c.Queues = append(c.Queues, QueueInfo{Name: q.Name, Database: dbID, Status: q.Status, Retention: q.Retention,
-			PoisonMessageHandlingOff: q.PoisonMessageHandlingOff})
+			PoisonMessageHandlingOff: q.PoisonMessageHandlingOff, Activation: q.Activation})
 		info.Queues = append(info.Queues, id)
 	}
 
@@ -180,8 +258,8 @@ func (c *Catalog) compileContract(ct Contract, types map[string]bool, where stri
 	if ct.Name == "" {
 		return 0, fmt.Errorf("%s: a contract has no name", where)
 	}
-	if ct.Name == ContractDefault {
-		return 0, fmt.Errorf("%s: DEFAULT is a system contract", where)
+	if ct.Name == ContractDefault || ct.Name == ContractPostEventNotification {
+		return 0, fmt.Errorf("%s: %s is a system contract", where, ct.Name)
 	}
 	if len(ct.Messages) == 0 {
 		return 0, fmt.Errorf("%s: a contract needs at least one message type", where)
@@ -216,5 +294,6 @@ func (c *Catalog) compileContract(ct Contract, types map[string]bool, where stri
 }
 
 func isSystemMessageType(name string) bool {
-	return name == MessageTypeEndDialog || name == MessageTypeError || name == MessageTypeDialogTimer
+	return name == MessageTypeEndDialog || name == MessageTypeError || name == MessageTypeDialogTimer ||
+		name == MessageTypeEventNotification
 }

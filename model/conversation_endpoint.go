@@ -98,6 +98,8 @@ type endpoint struct {
 	levelIdx, ageIdx int32
 	// timerAt is when the conversation timer expires, zero for none (DLG-14).
 	timerAt time.Duration
+	// notification is set on the dialog that carries an event notification (ACT-11).
+	notification *notification
 	// discardArrivals is set once an Error arrived or the lifetime expired: later arrivals are
 	// discarded and acked (G-15, G-17).
 	discardArrivals bool

@@ -41,6 +41,8 @@ type serviceQueue struct {
 	// rollbacks counts consecutive rollbacks of transactions that received from the queue
 	// (QUE-8, G-14).
 	rollbacks int
+	// monitor is the queue's monitor, when it has activation or an event notification.
+	monitor *monitor
 }
 
 // ReceivedMessage is one row of a RECEIVE result (ENT-4).
@@ -94,14 +96,24 @@ func (b *Broker) enqueue(now time.Duration, ep *endpoint, m queuedMessage, fromI
 	if ep.grp == nil {
 		panic(fmt.Sprintf("model: instance %d: message for %v, which has left its group, at t=%v", b.id, ep.conv, now))
 	}
+	if ep.notification != nil {
+		b.notificationArrived(now, ep, m) // an event notification's dialog, ended or failed
+		return
+	}
 	b.queuingOrder++
 	m.order = b.queuingOrder
 	m.enqueuedAt = now
+	q := ep.grp.queue
+	wasEmpty := q.ready == 0
 	ep.ready = insertReady(ep.ready, m)
 	b.counters.MessagesEnqueued++
 	b.trace(TraceRecord{At: now, Kind: TraceMessageReady, Peer: ep.farInstance, Conversation: ep.conv,
 		FromInitiator: fromInitiator, Sequence: m.seq, MessageType: m.msgType, Bytes: m.bytes, SentAt: m.sentAt, Group: ep.group})
 	b.readyChanged(ep)
+	if q.monitor != nil {
+		b.evaluate(now, q.monitor, wasEmpty) // ACT-3: a message arrived (ACT-14: a DialogTimer too)
+		b.armTick(now)
+	}
 }
 
 // signal lists the queue in Effects.Ready when it is ON and has something to receive, and
@@ -166,6 +178,10 @@ func (b *Broker) setQueueStatus(now time.Duration, q *serviceQueue, status Queue
 		q.heldSenders = q.heldSenders[:0]
 	}
 	b.signal(q) // wakes the waiting sessions: they find the queue OFF
+	if q.monitor != nil {
+		b.evaluate(now, q.monitor, false) // ACT-3: ALTER QUEUE
+		b.armTick(now)
+	}
 }
 
 // QueueStatus returns the queue's current status.

@@ -60,12 +60,32 @@ const (
 	TraceSavepointRolledBack
 	// TraceQueueDisabled: poison detection turned Queue OFF (QUE-8).
 	TraceQueueDisabled
+	// TraceTaskStarted: Queue's monitor started activated task Task (ACT-6), with what it
+	// knew then: Running tasks before the start, MaxReaders, Ready messages, Waiting
+	// sessions (RECEIVE without WHERE or GET CONVERSATION GROUP), SinceEmpty (how long ago a
+	// RECEIVE last returned nothing, -1 for never) and Cause (1: ACT-4a, 2: ACT-4b).
+	TraceTaskStarted
+	// TraceTaskExited: activated task Task ended; Running tasks are left.
+	TraceTaskExited
+	// TraceActivationFailed: a task of Queue failed (ACT-10, G-6): the monitor stops
+	// activating.
+	TraceActivationFailed
+	// TraceMonitorReceive: a RECEIVE or GET CONVERSATION GROUP ran on monitored Queue
+	// (ACT-3): it ends the NOTIFIED state and reopens the notification window.
+	TraceMonitorReceive
+	// TraceNotificationSent: Queue's monitor sent QUEUE_ACTIVATION (ACT-11), with the same
+	// fields as TraceTaskStarted.
+	TraceNotificationSent
+	// TraceNotificationDropped: an event notification's dialog was ended or failed by the
+	// far side: the notification is dropped (ACT-11).
+	TraceNotificationDropped
 )
 
 var traceKindNames = [...]string{"", "sent", "fragment-sent", "fragment-stored", "fragment-duplicate",
 	"fragment-discarded", "packet-corrupt", "ready", "received", "row-removed", "state", "ack-sent", "scheduled",
 	"lock-acquired", "lock-released", "lock-wait", "deadlock", "returned", "committed", "rolled-back",
-	"savepoint-rolled-back", "queue-disabled"}
+	"savepoint-rolled-back", "queue-disabled", "task-started", "task-exited", "activation-failed", "monitor-receive",
+	"notification-sent", "notification-dropped"}
 
 func (k TraceKind) String() string {
 	if int(k) < len(traceKindNames) && k != 0 {
@@ -151,6 +171,11 @@ type TraceRecord struct {
 	Group     ConversationGroupID
 	HolderTx  TxID
 	Queue     QueueID
+	// Activation (TraceTaskStarted, TraceTaskExited, TraceNotificationSent): see the kinds.
+	Task                                TaskID
+	Running, MaxReaders, Ready, Waiting int32
+	SinceEmpty                          time.Duration
+	Cause                               uint8
 }
 
 // String renders the record on one line, as golden traces hold it.
@@ -182,8 +207,13 @@ func (r TraceRecord) String() string {
 		return fmt.Sprintf("%s tx%d %v held-by=tx%d", head, r.Tx, r.Group, r.HolderTx)
 	case TraceTxCommitted, TraceTxRolledBack, TraceSavepointRolledBack:
 		return fmt.Sprintf("%s tx%d", head, r.Tx)
-	case TraceQueueDisabled:
+	case TraceQueueDisabled, TraceActivationFailed, TraceMonitorReceive:
 		return fmt.Sprintf("%s queue=%d", head, r.Queue)
+	case TraceTaskStarted, TraceNotificationSent:
+		return fmt.Sprintf("%s queue=%d task=%d running=%d max=%d ready=%d waiting=%d since-empty=%v cause=%d", head, r.Queue,
+			r.Task, r.Running, r.MaxReaders, r.Ready, r.Waiting, r.SinceEmpty, r.Cause)
+	case TraceTaskExited:
+		return fmt.Sprintf("%s queue=%d task=%d running=%d", head, r.Queue, r.Task, r.Running)
 	case TraceMessageReceived, TraceMessageReturned:
 		return fmt.Sprintf("%s %s seq=%d type=%d tx%d %v", s, dir, r.Sequence, r.MessageType, r.Tx, r.Group)
 	case TraceScheduled:

@@ -47,6 +47,8 @@ type Tx struct {
 	ended       []ConversationHandle // ended in this transaction: later statements on them fail
 	wait        *wait                // nil, or &waitStore while a statement waits
 	waitStore   wait
+	// task is the activated task whose session runs the transaction, zero for none.
+	task TaskID
 	// cur is the statement running or waiting; completed points to it once it finished
 	// after waiting, for Result.
 	cur       statement
@@ -378,9 +380,13 @@ func (b *Broker) statementTimedOut(now time.Duration, id TxID) {
 	if !expired {
 		return
 	}
+	q := t.wait.queue
 	b.stopWaiting(t)
 	if t.wait = nil; st.deadline >= 0 && now >= st.deadline {
 		st.err = nil // WAITFOR ran out: an empty result
+		if q != nil {
+			b.monitorReceived(now, t, q, st, true, false)
+		}
 	} else {
 		st.err = fmt.Errorf("%s in transaction %d: %w", statementNames[st.kind], t.id, ErrLockTimeout)
 	}
@@ -578,6 +584,11 @@ func (b *Broker) rollback(now time.Duration, t *Tx, sp *savepoint) {
 	}
 	b.counters.Rollbacks++
 	b.finish(now, t, TraceTxRolledBack)
+	for _, q := range poisoned { // ACT-3: a rollback of a transaction that received
+		if q.monitor != nil {
+			b.evaluate(now, q.monitor, false)
+		}
+	}
 }
 
 // poisonRollbacks is how many consecutive rollbacks of receiving transactions turn a queue
@@ -897,18 +908,21 @@ func (b *Broker) execReceive(now time.Duration, t *Tx, st *statement) bool {
 			t.wait = &t.waitStore
 			q.waiters = append(q.waiters, t)
 			b.armDeadline(t, st)
+			b.monitorReceived(now, t, q, st, false, false) // it runs, and waits (ACT-4b)
 			return false
 		}
-		return true // nothing, or WAITFOR ran out: an empty result
+		b.monitorReceived(now, t, q, st, true, false) // nothing, or WAITFOR ran out: an empty result
+		return true
 	}
 	if g.holder == nil {
 		b.acquire(now, t, g)
 	}
 	if st.kind == stmtGetGroup {
 		st.result = g.id
-		return true
+	} else {
+		b.take(now, t, st, g, only)
 	}
-	b.take(now, t, st, g, only)
+	b.monitorReceived(now, t, q, st, true, true)
 	return true
 }
 

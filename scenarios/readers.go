@@ -353,7 +353,7 @@ func (s *session) act(m model.ReceivedMessage) {
 	w := s.r.w
 	now := w.now()
 	switch m.MessageType {
-	case model.DialogTimerMessageType:
+	case model.DialogTimerMessageType, model.EventNotificationMessageType:
 		return
 	case model.EndDialogMessageType, model.ErrorMessageType:
 		d := w.dialogs[m.ConversationID]
