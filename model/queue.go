@@ -208,3 +208,13 @@ func (b *Broker) localQueue(queue QueueID) (*serviceQueue, error) {
 	}
 	return b.queues[queue], nil
 }
+
+// WaitingSessions counts the sessions waiting in RECEIVE or GET CONVERSATION GROUP on the
+// queue (WAITFOR), whatever their WHERE.
+func (b *Broker) WaitingSessions(queue QueueID) int {
+	q, err := b.localQueue(queue)
+	if err != nil {
+		return 0
+	}
+	return len(q.waiters)
+}

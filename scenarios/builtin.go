@@ -50,8 +50,9 @@ func LookupBuiltin(name string) (Builtin, error) {
 
 // lossyWAN is two instances, Lisbon and Tokyo, over a WAN that loses, duplicates, reorders
 // and corrupts: an order service in Lisbon sends orders of up to 40 KB (several fragments)
-// to a stock service in Tokyo, which confirms each one; a few dialogs also go to a service
-// on Lisbon itself, delivered straight into its queue.
+// to a stock service in Tokyo, whose queue is read by activated procedures (up to four at
+// once), which confirm each order; a few dialogs also go to a service on Lisbon itself,
+// delivered straight into its queue.
 func lossyWAN() Builtin {
 	contract := model.Contract{Name: "//sbsim/Order", Messages: []model.ContractMessage{
 		{MessageType: "//sbsim/OrderRequest", SentBy: model.SentByInitiator},
@@ -75,8 +76,8 @@ func lossyWAN() Builtin {
 	return Builtin{
 		Name: "lossy-wan",
 		Description: "two instances over a WAN with 5% loss, 3% duplication, 1% corruption and " +
-			"jitter that reorders; request/reply dialogs with messages of up to 40 KB, and a few " +
-			"same-instance dialogs",
+			"jitter that reorders; request/reply dialogs with messages of up to 40 KB, read in Tokyo by " +
+			"activated procedures (MAX_QUEUE_READERS 4), and a few same-instance dialogs",
 		Config: Config{
 			Name: "lossy-wan",
 			Instances: []model.Instance{
@@ -87,13 +88,14 @@ func lossyWAN() Builtin {
 						{Name: "AuditService", Queue: "AuditQueue", Contracts: []string{contract.Name}}}}}},
 				{Name: "Tokyo", Databases: []model.Database{{Name: "Warehouse", MessageTypes: types,
 					Contracts: []model.Contract{contract},
-					Queues:    []model.Queue{{Name: "StockQueue"}},
-					Services:  []model.Service{{Name: "StockService", Queue: "StockQueue", Contracts: []string{contract.Name}}}}}},
+					Queues: []model.Queue{{Name: "StockQueue",
+						Activation: model.Activation{Status: true, Procedure: "ProcessStock", MaxQueueReaders: 4}}},
+					Services: []model.Service{{Name: "StockService", Queue: "StockQueue", Contracts: []string{contract.Name}}}}}},
 			},
-			Links:     []Link{{A: "Lisbon", B: "Tokyo", PairConfig: faulty.PairConfig{AToB: wan, BToA: wan}}},
-			Workloads: []Workload{order("orders", "StockService", 8), order("audit", "AuditService", 2)},
-			Readers: []Reader{{Queue: "StockQueue", Top: 5, ProcessingTime: sim.ExponentialMean(20 * time.Millisecond)},
-				{Queue: "OrderQueue", Top: 5, ProcessingTime: sim.ExponentialMean(5 * time.Millisecond)}},
+			Links:           []Link{{A: "Lisbon", B: "Tokyo", PairConfig: faulty.PairConfig{AToB: wan, BToA: wan}}},
+			Workloads:       []Workload{order("orders", "StockService", 8), order("audit", "AuditService", 2)},
+			Readers:         []Reader{{Queue: "OrderQueue", Top: 5, ProcessingTime: sim.ExponentialMean(5 * time.Millisecond)}},
+			Procedures:      []Procedure{{Name: "ProcessStock", Top: 5, ProcessingTime: sim.ExponentialMean(150 * time.Millisecond)}},
 			MaxTime:         24 * time.Hour,
 			MaxEvents:       10_000_000,
 			Trace:           true,

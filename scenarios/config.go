@@ -21,9 +21,18 @@ type Config struct {
 	Broker model.Config
 	// Workloads are the initiating applications.
 	Workloads []Workload
-	// Readers configure the reader of a queue; a queue not listed gets DefaultReader.
-	Readers  []Reader
-	Timeline []Change
+	// Readers configure the reader of a queue; a queue not listed gets DefaultReader, unless
+	// activation or an event notification serves it.
+	Readers []Reader
+	// Procedures are the activation procedures the queues' ACTIVATION clauses and the
+	// external activators name (ACT-9, G-7).
+	Procedures []Procedure
+	// ExternalActivators read QUEUE_ACTIVATION notifications and start readers (ACT-11).
+	ExternalActivators []ExternalActivator
+	Timeline           []Change
+	// SampleInterval is how often every queue's state is recorded (Result.Queues);
+	// zero means DefaultSampleInterval.
+	SampleInterval time.Duration
 	// MaxTime and MaxEvents bound the run (zero: none). A run with neither stops when no
 	// event is left, which a healthy world reaches once its workloads end.
 	MaxTime   time.Duration
@@ -209,6 +218,12 @@ func (c *Config) Validate(cat *model.Catalog) error {
 			return fmt.Errorf("reader %d (%s): WaitFor %v polls for ever: the run needs MaxTime or MaxEvents", i, r.Queue, r.WaitFor)
 		}
 	}
+	if err := c.validateActivation(cat); err != nil {
+		return err
+	}
+	if c.SampleInterval < 0 {
+		return fmt.Errorf("SampleInterval %v is negative", c.SampleInterval)
+	}
 	for i, ch := range c.Timeline {
 		if _, err := findQueue(cat, ch.Queue); err != nil {
 			return fmt.Errorf("timeline %d: %w", i, err)
@@ -292,4 +307,55 @@ func findQueue(cat *model.Catalog, name string) (model.QueueID, error) {
 		return 0, fmt.Errorf("queue %q: %w", name, ErrUnknownQueue)
 	}
 	return found, nil
+}
+
+// validateActivation checks the procedures, that every activated queue names a defined
+// one, and the external activators.
+func (c *Config) validateActivation(cat *model.Catalog) error {
+	names := map[string]bool{}
+	for i, p := range c.Procedures {
+		where := fmt.Sprintf("procedure %d (%s)", i, p.Name)
+		switch {
+		case p.Name == "":
+			return fmt.Errorf("procedure %d: no name", i)
+		case names[p.Name]:
+			return fmt.Errorf("%s: defined twice", where)
+		case p.Mode > GroupLoop:
+			return fmt.Errorf("%s: Mode %d is neither ReceiveLoop nor GroupLoop", where, p.Mode)
+		case p.Top < 0:
+			return fmt.Errorf("%s: Top %d is negative", where, p.Top)
+		case p.WaitFor < 0:
+			return fmt.Errorf("%s: WaitFor %v is negative", where, p.WaitFor)
+		case !(p.RollbackRate >= 0 && p.RollbackRate <= 1):
+			return fmt.Errorf("%s: RollbackRate %v is outside [0, 1]", where, p.RollbackRate)
+		}
+		if err := p.ProcessingTime.Validate(); err != nil {
+			return fmt.Errorf("%s: ProcessingTime: %w", where, err)
+		}
+		names[p.Name] = true
+	}
+	for _, q := range cat.Queues {
+		if a := q.Activation; (a.Status || a.Procedure != "") && !names[a.Procedure] {
+			return fmt.Errorf("queue %q: activation procedure %q is not in Procedures", q.Name, a.Procedure)
+		}
+	}
+	for i, a := range c.ExternalActivators {
+		where := fmt.Sprintf("external activator %d", i)
+		if _, err := findQueue(cat, a.Queue); err != nil {
+			return fmt.Errorf("%s: Queue: %w", where, err)
+		}
+		if _, err := findQueue(cat, a.Target); err != nil {
+			return fmt.Errorf("%s: Target: %w", where, err)
+		}
+		switch {
+		case !names[a.Procedure]:
+			return fmt.Errorf("%s: procedure %q is not in Procedures", where, a.Procedure)
+		case a.MaxReaders < 1:
+			return fmt.Errorf("%s: MaxReaders %d is below 1", where, a.MaxReaders)
+		}
+		if err := a.StartupDelay.Validate(); err != nil {
+			return fmt.Errorf("%s: StartupDelay: %w", where, err)
+		}
+	}
+	return nil
 }

@@ -21,11 +21,21 @@ type readerProgram struct {
 	inst     model.InstanceID
 	cfg      Reader
 	sessions []*session
+	// kind says who starts the sessions: the world at the start (static), the queue's
+	// monitor (activated), or an external activator (external); exitWhenEmpty makes a
+	// session end when its RECEIVE returns nothing (G-7).
+	kind          programKind
+	exitWhenEmpty bool
+	// running counts the sessions that have not exited; activator, when set, is the
+	// external activator this program reads notifications for.
+	running   int
+	activator *activator
+	// ext is the external activator that starts this program's sessions.
+	ext *activator
 	// known are conversation handles this program has received from, for the statements
 	// that touch another conversation than the one received (lock waits, deadlocks).
-	known     []model.ConversationHandle
-	stats     ReaderResult
-	lockWaits *latencyRecorder
+	known []model.ConversationHandle
+	stats ReaderResult
 }
 
 // session is one copy of the loop. It is a small state machine driven by engine events:
@@ -35,6 +45,8 @@ type session struct {
 	r       *readerProgram
 	index   int
 	rng     *rand.Rand
+	task    model.TaskID // the activated task it runs, zero for none
+	exited  bool
 	t       *model.Tx
 	phase   sessionPhase
 	err     error // the outcome of the statement that completed
@@ -65,20 +77,31 @@ func (w *world) newReaderProgram(q model.QueueID, cfg Reader) *readerProgram {
 	r := &readerProgram{w: w, queue: q, inst: w.cat.Databases[db].Instance, cfg: cfg}
 	r.stats.Queue = w.cat.Queues[q].Name
 	r.stats.Mode = cfg.Mode.String()
-	n := max(cfg.Sessions, 1)
-	r.stats.Sessions = n
-	for i := range n {
-		s := &session{r: r, index: i, rng: w.e.Stream("reader/" + strconv.Itoa(int(q)) + "/" + strconv.Itoa(i))}
-		r.sessions = append(r.sessions, s)
-		w.e.Schedule(0, s, evStart)
+	for range max(cfg.Sessions, 1) {
+		r.addSession(0, 0)
 	}
 	return r
+}
+
+// addSession starts one more session of the program after delay; task is the activated
+// task it runs, zero for none.
+func (r *readerProgram) addSession(task model.TaskID, delay time.Duration) *session {
+	w := r.w
+	i := len(r.sessions)
+	s := &session{r: r, index: i, task: task,
+		rng: w.e.Stream(r.kind.String() + "/" + strconv.Itoa(int(r.queue)) + "/" + strconv.Itoa(i))}
+	r.sessions = append(r.sessions, s)
+	r.running++
+	r.stats.Sessions++
+	r.stats.PeakRunning = max(r.stats.PeakRunning, r.running)
+	w.e.After(delay, s, evStart)
+	return s
 }
 
 // wake starts again the sessions that stopped on an OFF queue.
 func (r *readerProgram) wake() {
 	for _, s := range r.sessions {
-		if s.stopped {
+		if s.stopped && !s.exited {
 			s.stopped = false
 			r.w.e.After(0, s, evStart)
 		}
@@ -127,7 +150,11 @@ func (s *session) start() {
 	if s.t != nil && s.t.Done() {
 		s.broker().Recycle(s.t) // nothing refers to it any more: its completion has come
 	}
-	s.t = s.broker().Begin(w.now())
+	if s.task != 0 {
+		s.t = s.broker().BeginTask(w.now(), s.task)
+	} else {
+		s.t = s.broker().Begin(w.now())
+	}
 	s.r.stats.Transactions++
 	if s.r.cfg.Mode == GroupLoop {
 		s.phase = phaseGroup
@@ -166,8 +193,7 @@ func (s *session) gotGroup(g model.ConversationGroupID, err error) {
 	case s.failed(err):
 		return
 	case g == 0: // WAITFOR ran out
-		s.endTransaction(false)
-		s.r.w.e.After(0, s, evStart)
+		s.nothingReceived()
 		return
 	}
 	s.phase = phaseReceive
@@ -183,8 +209,7 @@ func (s *session) gotRows(rows []model.ReceivedMessage, err error) {
 	case s.failed(err):
 		return
 	case len(rows) == 0: // WAITFOR ran out
-		s.endTransaction(false)
-		s.r.w.e.After(0, s, evStart)
+		s.nothingReceived()
 		return
 	}
 	s.batch = rows
@@ -195,6 +220,36 @@ func (s *session) gotRows(rows []model.ReceivedMessage, err error) {
 	s.r.stats.Busy += busy
 	s.phase = phaseProcessing
 	s.r.w.e.After(busy, s, evProcessed)
+}
+
+// nothingReceived ends a transaction whose RECEIVE (or GET CONVERSATION GROUP) returned
+// nothing: a reader that runs while it has work exits, rolling back (G-7); the others
+// commit and loop.
+func (s *session) nothingReceived() {
+	if s.r.exitWhenEmpty {
+		s.t.Rollback(s.r.w.now())
+		s.batch, s.phase = s.batch[:0], phaseIdle
+		s.exit()
+		return
+	}
+	s.endTransaction(false)
+	s.r.w.e.After(0, s, evStart)
+}
+
+// exit ends the session for good; an activated task tells its broker (ACT-8).
+func (s *session) exit() {
+	if s.exited {
+		return
+	}
+	s.exited = true
+	s.stopped = true
+	s.r.running--
+	w := s.r.w
+	if s.task != 0 {
+		if err := s.broker().TaskExited(w.now(), s.task); err != nil {
+			w.statementFailed(err)
+		}
+	}
 }
 
 // processed acts on the batch inside the transaction, then, now and then, touches another
@@ -261,6 +316,9 @@ func (s *session) failed(err error) bool {
 		}
 		s.undoActs()
 		s.stopped = true
+		if s.r.exitWhenEmpty {
+			s.exit() // an activated reader exits on the error (G-18)
+		}
 	default:
 		w.statementFailed(err)
 		if !s.t.Done() {
@@ -299,16 +357,20 @@ const (
 	actReceived actKind = iota + 1 // a user message, for the latency figures at commit
 	actReply                       // a reply counted
 	actEnded                       // the initiator's side ended
+	actNotified                    // an external activator got QUEUE_ACTIVATION
 )
 
 func (s *session) commitActs() {
 	w := s.r.w
 	for _, a := range s.acts {
-		if a.kind == actReceived {
+		switch a.kind {
+		case actReceived:
 			m := a.msg
 			w.latency.record(m.EnqueuedAt - m.SentAt)
 			w.levels[s.r.senderLevel(m)].add(m)
 			s.r.stats.Messages++
+		case actNotified:
+			s.r.activator.notified()
 		}
 	}
 	clear(s.acts)
@@ -353,7 +415,12 @@ func (s *session) act(m model.ReceivedMessage) {
 	w := s.r.w
 	now := w.now()
 	switch m.MessageType {
-	case model.DialogTimerMessageType, model.EventNotificationMessageType:
+	case model.DialogTimerMessageType:
+		return
+	case model.EventNotificationMessageType:
+		if a := s.r.activator; a != nil {
+			s.acts = append(s.acts, appAct{kind: actNotified})
+		}
 		return
 	case model.EndDialogMessageType, model.ErrorMessageType:
 		d := w.dialogs[m.ConversationID]

@@ -44,7 +44,8 @@ func TestQUE8_ReaderThatAlwaysRollsBackDisablesItsQueue(t *testing.T) {
 			require.Nil(t, res.Violation)
 			r := res.Readers[1]
 			require.Equal(t, "TargetQueue", r.Queue)
-			assert.Equal(t, c.disables, r.PoisonDisables)
+			require.Equal(t, "TargetQueue", res.Queues[1].Queue)
+			assert.Equal(t, c.disables, res.Queues[1].PoisonDisables)
 			assert.Zero(t, r.Commits, "no transaction that received commits")
 			if c.poisonOff {
 				assert.Greater(t, r.Rollbacks, int64(1000), "the reader keeps rolling back")

@@ -37,8 +37,13 @@ type Result struct {
 	// FirstStatementError describes the first of them.
 	StatementErrors     int64
 	FirstStatementError string
-	// Readers has one row per queue's reader program, by QueueID.
+	// Readers has one row per reader program: the configured and default readers by queue,
+	// then the activated and external ones as they first started.
 	Readers []ReaderResult
+	// Queues has one row per queue (the queues the sim made aside), by QueueID.
+	Queues []QueueResult
+	// Activators has one row per external activator.
+	Activators []ActivatorResult
 	// Violation is the first invariant violated, when Config.CheckInvariants is on.
 	Violation *invariant.Violation
 	Trace     []model.TraceRecord
@@ -175,7 +180,7 @@ func (w *world) countConversation(r *model.TraceRecord) {
 // result collects the plain data of the world after its run.
 func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 	res := &Result{Name: w.cfg.Name, Seed: seed, StopReason: reason, EndTime: w.e.Now(), Events: w.e.Fired(),
-		Latency: w.latency.summary(), Levels: w.levelResults(), StatementErrors: w.statementErrors, FirstStatementError: w.firstStatementError, Readers: w.readerResults(), Violation: w.violation, Trace: w.trace}
+		Latency: w.latency.summary(), Levels: w.levelResults(), StatementErrors: w.statementErrors, FirstStatementError: w.firstStatementError, Readers: w.readerResults(), Queues: w.queueResults(), Activators: w.activatorResults(), Violation: w.violation, Trace: w.trace}
 	for i, b := range w.brokers {
 		ir := InstanceResult{Name: w.cat.Instances[i].Name, Counters: b.Counters(),
 			TransmissionQueueRows: len(b.TransmissionQueue()), TransmissionObjectBytes: b.TransmissionObjectBytes(),
@@ -289,34 +294,22 @@ type ReaderResult struct {
 	Messages int64
 	// Busy is the processing time of all sessions together.
 	Busy time.Duration
-	// PoisonDisables counts the times poison detection turned the queue OFF (QUE-8).
-	PoisonDisables int64
-	// LockWaits summarises the waits for the locks of this queue's conversation groups
-	// that were granted, by any statement (readers' and workloads'); LockWaitsAbandoned
-	// counts those given up on a time-out, a deadlock or a rollback (G-24).
-	LockWaits          LatencySummary
-	LockWaitsAbandoned int64
+	// PeakRunning is the most sessions that ran at once.
+	PeakRunning int
 }
 
 func (w *world) readerResults() []ReaderResult {
-	rows := make([]ReaderResult, len(w.readers))
-	for i, r := range w.readers {
+	rows := make([]ReaderResult, len(w.programs))
+	for i, r := range w.programs {
 		rows[i] = r.stats
-		if r.lockWaits != nil {
-			rows[i].LockWaits = r.lockWaits.summary()
-		}
 	}
 	return rows
 }
 
-// lockWait records one ended wait for a group lock of the program's queue.
-func (r *readerProgram) lockWait(lw model.LockWait) {
-	if !lw.Granted {
-		r.stats.LockWaitsAbandoned++
-		return
+func (w *world) activatorResults() []ActivatorResult {
+	var rows []ActivatorResult
+	for _, a := range w.activators {
+		rows = append(rows, a.stats)
 	}
-	if r.lockWaits == nil {
-		r.lockWaits = newLatencyRecorder()
-	}
-	r.lockWaits.record(lw.Waited)
+	return rows
 }

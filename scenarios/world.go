@@ -20,11 +20,15 @@ type world struct {
 	links   [][]*faulty.Link[model.Packet] // [from][to]; nil on the diagonal
 	pairs   []linkPair
 
-	timers    timerSlab
-	readers   []*readerProgram                 // by QueueID
-	waiterOf  []map[model.TxID]statementWaiter // by instance: the applications' waiting transactions
-	workloads []*workloadRun
-	dialogs   map[model.ConversationID]*dialogApp
+	timers     timerSlab
+	readers    []*readerProgram // by QueueID: the configured (or default) reader, or nil
+	activated  []*readerProgram // by QueueID: the activated tasks' program, or nil
+	programs   []*readerProgram // every program, in the order they appeared
+	activators []*activator
+	queues     []queueStats                     // by QueueID
+	waiterOf   []map[model.TxID]statementWaiter // by instance: the applications' waiting transactions
+	workloads  []*workloadRun
+	dialogs    map[model.ConversationID]*dialogApp
 
 	checker   *invariant.Checker
 	violation *invariant.Violation
@@ -68,22 +72,11 @@ func build(cfg *Config, cat *model.Catalog, seed uint64) (*world, error) {
 	if err := w.buildLinks(); err != nil {
 		return nil, err
 	}
-	readerConfigs := make([]Reader, len(cat.Queues))
-	for i := range readerConfigs {
-		readerConfigs[i] = DefaultReader
-	}
-	for _, r := range cfg.Readers {
-		q, _ := findQueue(cat, r.Queue)
-		readerConfigs[q] = r
-	}
 	w.waiterOf = make([]map[model.TxID]statementWaiter, len(cat.Instances))
 	for i := range w.waiterOf {
 		w.waiterOf[i] = map[model.TxID]statementWaiter{}
 	}
-	w.readers = make([]*readerProgram, len(cat.Queues))
-	for i, r := range readerConfigs {
-		w.readers[i] = w.newReaderProgram(model.QueueID(i), r)
-	}
+	w.buildReaders()
 	for i := range cfg.Workloads {
 		wl, err := w.newWorkload(i)
 		if err != nil {
@@ -95,6 +88,54 @@ func build(cfg *Config, cat *model.Catalog, seed uint64) (*world, error) {
 		w.e.Schedule(ch.At, changeEvent{w}, uint64(i))
 	}
 	return w, nil
+}
+
+// buildReaders starts the configured readers, a default reader on every other queue that
+// no monitor serves, the external activators and the sampler of queue states. A queue with
+// activation or an event notification gets its readers from them (ACT-6, ACT-11); the
+// queues the sim made for event notifications get none.
+func (w *world) buildReaders() {
+	cat := w.cat
+	n := len(cat.Queues)
+	w.readers, w.activated, w.queues = make([]*readerProgram, n), make([]*readerProgram, n), make([]queueStats, n)
+	configured := make([]*Reader, n)
+	for i := range w.cfg.Readers {
+		q, _ := findQueue(cat, w.cfg.Readers[i].Queue)
+		configured[q] = &w.cfg.Readers[i]
+	}
+	served := make([]bool, n) // by a monitor or an activator's inbox
+	for _, en := range cat.EventNotifications {
+		served[en.Queue] = true
+	}
+	for i := range w.cfg.ExternalActivators {
+		q, _ := findQueue(cat, w.cfg.ExternalActivators[i].Queue)
+		served[q] = true
+	}
+	hidden := make([]bool, n)
+	for _, s := range cat.Services {
+		if s.Hidden {
+			hidden[s.Queue] = true
+		}
+	}
+	for i, q := range cat.Queues {
+		w.queues[i].visible = !hidden[i]
+		w.queues[i].res.Queue, w.queues[i].res.Instance = q.Name, cat.Instances[cat.Databases[q.Database].Instance].Name
+		a := q.Activation
+		switch {
+		case configured[i] != nil:
+			w.readers[i] = w.newReaderProgram(model.QueueID(i), *configured[i])
+		case hidden[i] || served[i] || a.Status || a.Procedure != "":
+		default:
+			w.readers[i] = w.newReaderProgram(model.QueueID(i), DefaultReader)
+		}
+		if w.readers[i] != nil {
+			w.programs = append(w.programs, w.readers[i])
+		}
+	}
+	for i := range w.cfg.ExternalActivators {
+		w.activators = append(w.activators, w.newActivator(i))
+	}
+	w.e.Schedule(0, sampler{w}, 0)
 }
 
 // buildLinks joins every pair of instances, with the configured link or a perfect one.
@@ -175,16 +216,21 @@ func (w *world) apply(inst model.InstanceID) {
 			w.timers.schedule(inst, t)
 		}
 		for _, q := range eff.Ready {
-			w.readers[q].wake()
+			if r := w.readers[q]; r != nil {
+				r.wake()
+			}
 		}
 		for _, c := range eff.Completed {
 			w.completedStatement(inst, c)
 		}
 		for _, q := range eff.QueueDisabled {
-			w.readers[q].stats.PoisonDisables++
+			w.queues[q].res.PoisonDisables++
 		}
 		for _, lw := range eff.LockWaits {
-			w.readers[lw.Queue].lockWait(lw)
+			w.queues[lw.Queue].lockWait(lw)
+		}
+		for _, a := range eff.Activations {
+			w.startActivated(inst, a)
 		}
 		b.Advance()
 		if len(pending) == 0 {
@@ -262,8 +308,8 @@ func (c changeEvent) HandleEvent(i uint64) {
 		panic(fmt.Sprintf("scenarios: timeline %d at t=%v: %v", i, c.w.e.Now(), err))
 	}
 	c.w.apply(inst)
-	if ch.Status == model.QueueOn {
-		c.w.readers[q].wake()
+	if r := c.w.readers[q]; r != nil && ch.Status == model.QueueOn {
+		r.wake()
 	}
 }
 

@@ -102,21 +102,77 @@ func printDialogResults(w io.Writer, res *scenarios.Result) {
 	fmt.Fprintf(w, "engine: %v at virtual time %v after %d events\n", res.StopReason, res.EndTime, res.Events)
 }
 
-// printReaders writes one row per queue whose reader program ran a transaction: its
-// sessions, transactions, busy time and the waits for its groups' locks.
+// printReaders writes one row per reader program that ran a transaction, one row per queue
+// with lock waits, poison or a monitor, and the readers over time of every queue that has a
+// monitor.
 func printReaders(w io.Writer, res *scenarios.Result) {
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "queue readers (transactions; lock waits for the queue's conversation groups, by any statement):")
+	fmt.Fprintln(w, "reader programs (configured, activated by a queue monitor, or started by an external activator):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "queue	loop	sessions	transactions	commits	rollbacks	deadlocks	messages	busy	lock-waits	p50	p99	max	abandoned	poison-off	")
+	fmt.Fprintln(tw, "queue\tprogram\tsessions\tpeak\ttransactions\tcommits\trollbacks\tdeadlocks\tmessages\tbusy\t")
 	for _, r := range res.Readers {
 		if r.Transactions == 0 {
 			continue
 		}
-		lw := r.LockWaits
-		fmt.Fprintf(tw, "%s	%s	%d	%d	%d	%d	%d	%d	%s	%d	%s	%s	%s	%d	%d	\n", r.Queue, r.Mode, r.Sessions,
-			r.Transactions, r.Commits, r.Rollbacks, r.Deadlocks, r.Messages, ms(r.Busy), lw.Count, ms(lw.P50), ms(lw.P99),
-			ms(lw.Max), r.LockWaitsAbandoned, r.PoisonDisables)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", r.Queue, r.Mode, r.Sessions, r.PeakRunning,
+			r.Transactions, r.Commits, r.Rollbacks, r.Deadlocks, r.Messages, ms(r.Busy))
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "queues (lock waits for the queue's conversation groups, by any statement; the monitor at the end):")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "queue\tlock-waits\tp50\tp99\tmax\tabandoned\tpoison-off\tmonitor\ttasks-started\tpeak-tasks\tnotifications\t")
+	for _, q := range res.Queues {
+		lw := q.LockWaits
+		state, started, notified := "-", "-", "-"
+		if m := q.Monitor; m != nil {
+			state, started, notified = m.State.String(), fmt.Sprint(m.Started), fmt.Sprint(m.NotifiesSent)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%d\t%s\t\n", q.Queue, lw.Count, ms(lw.P50), ms(lw.P99),
+			ms(lw.Max), q.LockWaitsAbandoned, q.PoisonDisables, state, started, q.PeakActivated, notified)
+	}
+	tw.Flush()
+	for _, q := range res.Queues {
+		if q.Monitor != nil {
+			printQueueSeries(w, q)
+		}
+	}
+	for _, a := range res.Activators {
+		fmt.Fprintf(w, "  external activator on %s for %s: %d notifications, %d readers started, %d ignored\n",
+			a.Queue, a.Target, a.Notifications, a.Started, a.Ignored)
+	}
+}
+
+// printQueueSeries writes a queue's readers over time: the samples where the number of
+// activated tasks, readers or the monitor's state changed, at most seriesRows of them.
+func printQueueSeries(w io.Writer, q scenarios.QueueResult) {
+	const seriesRows = 24
+	var rows []scenarios.QueueSample
+	for i, s := range q.Samples {
+		if i == 0 || i == len(q.Samples)-1 {
+			rows = append(rows, s)
+			continue
+		}
+		p := q.Samples[i-1]
+		if s.Activated != p.Activated || s.Readers != p.Readers || s.State != p.State {
+			rows = append(rows, s)
+		}
+	}
+	skipped := 0
+	if len(rows) > seriesRows {
+		skipped = len(rows) - seriesRows
+		rows = append(rows[:seriesRows/2], rows[len(rows)-seriesRows/2:]...)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "queue %s over time (when its activated tasks, readers or monitor state changed):\n", q.Queue)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "time\tready\tactivated\treaders\twaiting\tmonitor\t")
+	for i, s := range rows {
+		if skipped > 0 && i == seriesRows/2 {
+			fmt.Fprintf(tw, "(%d rows left out)\t\t\t\t\t\t\n", skipped)
+		}
+		fmt.Fprintf(tw, "%v\t%d\t%d\t%d\t%d\t%s\t\n", s.At, s.Ready, s.Activated, s.Readers, s.Waiting, s.State)
 	}
 	tw.Flush()
 }

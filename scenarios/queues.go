@@ -1,0 +1,130 @@
+package scenarios
+
+import (
+	"time"
+
+	"github.com/sbsim/sbsim/model"
+)
+
+// QueueResult is what happened on one queue: poison detection, the waits for its groups'
+// locks, its monitor and activated tasks at the end (the views sys.dm_broker_queue_monitors
+// and sys.dm_broker_activated_tasks), and its state over time.
+type QueueResult struct {
+	Queue, Instance string
+	// PoisonDisables counts the times poison detection turned the queue OFF (QUE-8).
+	PoisonDisables int64
+	// LockWaits summarises the waits for the locks of the queue's conversation groups that
+	// were granted, by any statement (readers' and workloads'); LockWaitsAbandoned counts
+	// those given up on a time-out, a deadlock or a rollback (G-24).
+	LockWaits          LatencySummary
+	LockWaitsAbandoned int64
+	// Monitor is the queue monitor at the end, nil when the queue has none (ACT-1);
+	// ActivatedTasks are the tasks still running then.
+	Monitor        *model.QueueMonitor
+	ActivatedTasks []model.ActivatedTask
+	// PeakActivated is the most activated tasks that ran at once.
+	PeakActivated int
+	// Samples is the queue's state every Config.SampleInterval while the world runs.
+	Samples []QueueSample
+}
+
+// QueueSample is a queue's state at one instant.
+type QueueSample struct {
+	At time.Duration
+	// Ready counts the ready messages; Activated the activated tasks running; Readers every
+	// reader session running on the queue (configured, activated and external); Waiting
+	// the sessions waiting in RECEIVE or GET CONVERSATION GROUP.
+	Ready, Activated, Readers, Waiting int
+	// State is the monitor's state (ACT-13); INACTIVE for a queue without a monitor.
+	State model.MonitorState
+}
+
+// DefaultSampleInterval is how often queue states are sampled when Config.SampleInterval is
+// zero.
+const DefaultSampleInterval = time.Second
+
+// queueStats collects one queue's figures.
+type queueStats struct {
+	res       QueueResult
+	lockWaits *latencyRecorder
+	visible   bool // not a queue the sim made
+}
+
+// lockWait records one ended wait for a group lock of the queue.
+func (q *queueStats) lockWait(lw model.LockWait) {
+	if !lw.Granted {
+		q.res.LockWaitsAbandoned++
+		return
+	}
+	if q.lockWaits == nil {
+		q.lockWaits = newLatencyRecorder()
+	}
+	q.lockWaits.record(lw.Waited)
+}
+
+// sampler records every visible queue's state each interval, for as long as something
+// else is left to happen, so that a world still ends when its work does.
+type sampler struct{ w *world }
+
+func (s sampler) HandleEvent(uint64) {
+	w := s.w
+	for q := range w.queues {
+		w.sampleQueue(model.QueueID(q))
+	}
+	if w.e.Pending() > 0 {
+		w.e.After(w.sampleInterval(), s, 0)
+	}
+}
+
+func (w *world) sampleInterval() time.Duration {
+	if w.cfg.SampleInterval > 0 {
+		return w.cfg.SampleInterval
+	}
+	return DefaultSampleInterval
+}
+
+func (w *world) sampleQueue(q model.QueueID) {
+	st := &w.queues[q]
+	if !st.visible {
+		return
+	}
+	b := w.brokers[w.queueInstance(q)]
+	smp := QueueSample{At: w.now(), Ready: b.ReadyMessages(q), Waiting: b.WaitingSessions(q)}
+	if m, ok := b.QueueMonitor(q); ok {
+		smp.Activated, smp.State = m.Running, m.State
+	}
+	for _, r := range w.programs {
+		if r.queue == q {
+			smp.Readers += r.running
+		}
+	}
+	st.res.Samples = append(st.res.Samples, smp)
+}
+
+func (w *world) queueResults() []QueueResult {
+	var rows []QueueResult
+	for q := range w.queues {
+		st := &w.queues[q]
+		if !st.visible {
+			continue
+		}
+		res := st.res
+		if st.lockWaits != nil {
+			res.LockWaits = st.lockWaits.summary()
+		}
+		if r := w.activated[q]; r != nil {
+			res.PeakActivated = r.stats.PeakRunning
+		}
+		b := w.brokers[w.queueInstance(model.QueueID(q))]
+		if m, ok := b.QueueMonitor(model.QueueID(q)); ok {
+			res.Monitor = &m
+			for _, t := range b.ActivatedTasks() {
+				if t.Queue == model.QueueID(q) {
+					res.ActivatedTasks = append(res.ActivatedTasks, t)
+				}
+			}
+		}
+		rows = append(rows, res)
+	}
+	return rows
+}
