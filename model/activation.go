@@ -78,8 +78,11 @@ type monitor struct {
 	failed bool
 	// notifyAfter is when the current notification's time-out ends (ACT-12, G-4).
 	notifyAfter time.Duration
-	started     int64 // tasks started, ever
-	sent        int64 // notifications sent, ever
+	// evalArmed is set while an evaluation is due for an ACT-3 event; evalArrival says one
+	// of the events was an arrival on a queue with nothing unread.
+	evalArmed, evalArrival bool
+	started                int64 // tasks started, ever
+	sent                   int64 // notifications sent, ever
 }
 
 // task is an activated task: one running instance of the queue's procedure.
@@ -212,7 +215,7 @@ func (b *Broker) TaskExited(now time.Duration, id TaskID) error {
 		b.taskFailed(now, m, id)
 	}
 	if m.running() == 0 {
-		b.evaluate(now, m, false) // ACT-3: all the procedures it started have exited
+		b.monitorEvent(now, m, false) // ACT-3: all the procedures it started have exited
 	}
 	b.pump(now)
 	return nil
@@ -257,7 +260,33 @@ func (b *Broker) monitorReceived(now time.Duration, tx *Tx, q *serviceQueue, st 
 		m.state = MonitorReceivesOccurring
 	}
 	b.trace(TraceRecord{At: now, Kind: TraceMonitorReceive, Queue: q.id, Tx: tx.id})
-	b.evaluate(now, m, false)
+	b.monitorEvent(now, m, false)
+}
+
+// monitorEvent is an ACT-3 event on m's queue: the monitor evaluates once what the same
+// instant brings is done. Like Service Broker's queue monitors, which run in the
+// background, it does not judge in the middle of a session's sequence of statements:
+// a reader that commits and at once RECEIVEs again is waiting again by then (ACT-5).
+// arrivalOnEmpty says a message arrived on a queue that had none unread (ACT-4a).
+func (b *Broker) monitorEvent(now time.Duration, m *monitor, arrivalOnEmpty bool) {
+	m.evalArrival = m.evalArrival || arrivalOnEmpty
+	if !m.evalArmed {
+		m.evalArmed = true
+		b.timer(now, TimerMonitorEvaluate, uint64(m.q.id))
+	}
+}
+
+// monitorEvaluate is the evaluation monitorEvent asked for.
+func (b *Broker) monitorEvaluate(now time.Duration, queue QueueID) {
+	q := b.queues[queue]
+	if q == nil || q.monitor == nil {
+		return
+	}
+	m := q.monitor
+	arrival := m.evalArrival
+	m.evalArmed, m.evalArrival = false, false
+	b.evaluate(now, m, arrival)
+	b.armTick(now)
 }
 
 // monitorTick is the broker tick (G-2): every monitor evaluates. The tick stops while no
@@ -320,7 +349,7 @@ func (b *Broker) AlterQueueActivation(now time.Duration, queue QueueID, ch Activ
 	if m.state == MonitorNotified {
 		m.state = MonitorReceivesOccurring // ALTER QUEUE is an evaluation event of its own
 	}
-	b.evaluate(now, m, false)
+	b.monitorEvent(now, m, false)
 	b.armTick(now)
 	b.pump(now)
 	return nil

@@ -94,6 +94,7 @@ const (
 	TimerMonitorTick                              // Key: 0; the broker tick of the queue monitors (G-2)
 	TimerTaskDeadline                             // Key: task id; G-6's check of an activated task
 	TimerNotificationTimeout                      // Key: queue id; the end of ACT-12's time-out
+	TimerMonitorEvaluate                          // Key: queue id; an evaluation after an ACT-3 event
 )
 
 // Timer asks the world to call TimerFired at At. Timers are never cancelled: one that is no
@@ -399,6 +400,8 @@ func (b *Broker) TimerFired(now time.Duration, t Timer) {
 		b.taskDeadline(now, TaskID(t.Key))
 	case TimerNotificationTimeout:
 		b.timerNotificationTimeout(now, QueueID(t.Key))
+	case TimerMonitorEvaluate:
+		b.monitorEvaluate(now, QueueID(t.Key))
 	case TimerDialog:
 		if ep := b.endpoints[ConversationHandle(t.Key)]; ep != nil && !ep.deleted && ep.grp != nil && ep.timerAt == t.At {
 			ep.timerAt = 0

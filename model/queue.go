@@ -111,8 +111,7 @@ func (b *Broker) enqueue(now time.Duration, ep *endpoint, m queuedMessage, fromI
 		FromInitiator: fromInitiator, Sequence: m.seq, MessageType: m.msgType, Bytes: m.bytes, SentAt: m.sentAt, Group: ep.group})
 	b.readyChanged(ep)
 	if q.monitor != nil {
-		b.evaluate(now, q.monitor, wasEmpty) // ACT-3: a message arrived (ACT-14: a DialogTimer too)
-		b.armTick(now)
+		b.monitorEvent(now, q.monitor, wasEmpty) // ACT-3: a message arrived (ACT-14: a DialogTimer too)
 	}
 }
 
@@ -179,8 +178,7 @@ func (b *Broker) setQueueStatus(now time.Duration, q *serviceQueue, status Queue
 	}
 	b.signal(q) // wakes the waiting sessions: they find the queue OFF
 	if q.monitor != nil {
-		b.evaluate(now, q.monitor, false) // ACT-3: ALTER QUEUE
-		b.armTick(now)
+		b.monitorEvent(now, q.monitor, false) // ACT-3: ALTER QUEUE
 	}
 }
 

@@ -586,7 +586,7 @@ func (b *Broker) rollback(now time.Duration, t *Tx, sp *savepoint) {
 	b.finish(now, t, TraceTxRolledBack)
 	for _, q := range poisoned { // ACT-3: a rollback of a transaction that received
 		if q.monitor != nil {
-			b.evaluate(now, q.monitor, false)
+			b.monitorEvent(now, q.monitor, false)
 		}
 	}
 }
