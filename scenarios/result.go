@@ -55,9 +55,12 @@ type InstanceResult struct {
 	Counters                model.Counters
 	TransmissionQueueRows   int
 	TransmissionObjectBytes int64
-	// EndpointStates counts the endpoints left, by state, in state order.
-	EndpointStates []StateCount
-	Connections    []model.ConnectionStats
+	// EndpointStates counts the endpoints left, by state, in state order, those of event
+	// notification dialogs aside: NotificationEndpoints counts them. A notification's
+	// dialog stays open for as long as the notification exists (ACT-11).
+	EndpointStates        []StateCount
+	NotificationEndpoints int
+	Connections           []model.ConnectionStats
 }
 
 // StateCount is how many endpoints are in a state.
@@ -180,13 +183,19 @@ func (w *world) countConversation(r *model.TraceRecord) {
 // result collects the plain data of the world after its run.
 func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 	res := &Result{Name: w.cfg.Name, Seed: seed, StopReason: reason, EndTime: w.e.Now(), Events: w.e.Fired(),
-		Latency: w.latency.summary(), Levels: w.levelResults(), StatementErrors: w.statementErrors, FirstStatementError: w.firstStatementError, Readers: w.readerResults(), Queues: w.queueResults(), Activators: w.activatorResults(), Violation: w.violation, Trace: w.trace}
+		Latency: w.latency.summary(), Levels: w.levelResults(), StatementErrors: w.statementErrors,
+		FirstStatementError: w.firstStatementError, Readers: w.readerResults(), Queues: w.queueResults(),
+		Activators: w.activatorResults(), Violation: w.violation, Trace: w.trace}
 	for i, b := range w.brokers {
 		ir := InstanceResult{Name: w.cat.Instances[i].Name, Counters: b.Counters(),
 			TransmissionQueueRows: len(b.TransmissionQueue()), TransmissionObjectBytes: b.TransmissionObjectBytes(),
 			Connections: b.Connections()}
 		counts := map[model.EndpointState]int{}
 		for _, ep := range b.Endpoints() {
+			if ep.Contract == model.PostEventNotificationContract {
+				ir.NotificationEndpoints++
+				continue
+			}
 			counts[ep.State]++
 		}
 		for s := model.StartedOutbound; s <= model.Closed; s++ {
