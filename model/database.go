@@ -11,6 +11,18 @@ import (
 type databaseState struct {
 	honor bool
 	prios priorities
+	// txqRows counts the rows of the database's transmission queue.
+	txqRows int
+}
+
+// TransmissionQueueRows counts the rows of a local database's transmission queue
+// (sys.transmission_queue), zero for another instance's database.
+func (b *Broker) TransmissionQueueRows(db DatabaseID) int {
+	d, err := b.localDatabase(db)
+	if err != nil {
+		return 0
+	}
+	return d.txqRows
 }
 
 func (b *Broker) localDatabase(db DatabaseID) (*databaseState, error) {

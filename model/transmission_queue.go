@@ -158,6 +158,7 @@ func (b *Broker) queueRow(now time.Duration, ep *endpoint, mt MessageTypeID, byt
 		o.rows, o.head = o.rows[:n], 0
 	}
 	o.rows = append(o.rows, r)
+	b.dbs[b.cat.Services[ep.service].Database].txqRows++
 	b.counters.MessagesSent++
 	b.trace(TraceRecord{At: now, Kind: TraceMessageSent, Conversation: ep.conv, FromInitiator: ep.isInitiator,
 		Sequence: seq, Fragments: r.count, MessageType: mt, Bytes: bytes})
@@ -186,6 +187,7 @@ func (b *Broker) dropRows(now time.Duration, ep *endpoint, reason Reason) {
 func (b *Broker) removeRow(now time.Duration, ep *endpoint, r *txqRow, reason Reason) {
 	r.removed = true
 	r.frags = nil
+	b.dbs[b.cat.Services[ep.service].Database].txqRows--
 	b.trace(TraceRecord{At: now, Kind: TraceRowRemoved, Conversation: ep.conv, FromInitiator: ep.isInitiator,
 		Sequence: r.seq, MessageType: r.msgType, Reason: reason})
 }

@@ -71,6 +71,7 @@ func (s sampler) HandleEvent(uint64) {
 	for q := range w.queues {
 		w.sampleQueue(model.QueueID(q))
 	}
+	w.sampleWorld()
 	if w.e.Pending() > 0 {
 		w.e.After(w.sampleInterval(), s, 0)
 	}

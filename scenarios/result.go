@@ -44,6 +44,8 @@ type Result struct {
 	Queues []QueueResult
 	// Activators has one row per external activator.
 	Activators []ActivatorResult
+	// Series are the world's figures over time.
+	Series Series
 	// Violation is the first invariant violated, when Config.CheckInvariants is on.
 	Violation *invariant.Violation
 	Trace     []model.TraceRecord
@@ -185,7 +187,7 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 	res := &Result{Name: w.cfg.Name, Seed: seed, StopReason: reason, EndTime: w.e.Now(), Events: w.e.Fired(),
 		Latency: w.latency.summary(), Levels: w.levelResults(), StatementErrors: w.statementErrors,
 		FirstStatementError: w.firstStatementError, Readers: w.readerResults(), Queues: w.queueResults(),
-		Activators: w.activatorResults(), Violation: w.violation, Trace: w.trace}
+		Activators: w.activatorResults(), Series: w.series, Violation: w.violation, Trace: w.trace}
 	for i, b := range w.brokers {
 		ir := InstanceResult{Name: w.cat.Instances[i].Name, Counters: b.Counters(),
 			TransmissionQueueRows: len(b.TransmissionQueue()), TransmissionObjectBytes: b.TransmissionObjectBytes(),
@@ -252,6 +254,9 @@ type LevelResult struct {
 	// TransmissionQueueWait is from SEND commit to the message's first fragment leaving the
 	// sender: the part of the latency the transmission scheduler decides.
 	TransmissionQueueWait LatencySummary
+	// LatencyCDF is the latency's distribution, from the histogram's buckets (three
+	// significant digits).
+	LatencyCDF []CDFPoint
 }
 
 // levelStats collects one level's messages.
@@ -282,7 +287,7 @@ func (w *world) levelResults() []LevelResult {
 			continue
 		}
 		r := LevelResult{Level: l, Messages: s.latency.h.TotalCount(), Bytes: s.bytes, Latency: s.latency.summary(),
-			TransmissionQueueWait: s.waiting.summary()}
+			TransmissionQueueWait: s.waiting.summary(), LatencyCDF: s.latency.cdf()}
 		if total > 0 {
 			r.Share = float64(s.bytes) / float64(total)
 		}

@@ -25,7 +25,8 @@ type world struct {
 	activated  []*readerProgram // by QueueID: the activated tasks' program, or nil
 	programs   []*readerProgram // every program, in the order they appeared
 	activators []*activator
-	queues     []queueStats                     // by QueueID
+	queues     []queueStats // by QueueID
+	series     Series
 	waiterOf   []map[model.TxID]statementWaiter // by instance: the applications' waiting transactions
 	workloads  []*workloadRun
 	dialogs    map[model.ConversationID]*dialogApp
