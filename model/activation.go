@@ -78,6 +78,9 @@ type monitor struct {
 	failed bool
 	// notifyAfter is when the current notification's time-out ends (ACT-12, G-4).
 	notifyAfter time.Duration
+	// notifiedByNotification says the NOTIFIED state came from a notification, which ends
+	// with its time-out, rather than from a task start.
+	notifiedByNotification bool
 	// evalArmed is set while an evaluation is due for an ACT-3 event; evalArrival says one
 	// of the events was an arrival on a queue with nothing unread.
 	evalArmed, evalArrival bool
@@ -87,11 +90,13 @@ type monitor struct {
 
 // task is an activated task: one running instance of the queue's procedure.
 type task struct {
-	id       TaskID
-	m        *monitor
-	started  time.Duration
-	received bool // it has run a RECEIVE or GET CONVERSATION GROUP on its queue
-	exited   bool
+	id TaskID
+	m  *monitor
+	// procedure is the procedure the task runs: ALTER QUEUE changes only later starts (ACT-7).
+	procedure string
+	started   time.Duration
+	received  bool // it has run a RECEIVE or GET CONVERSATION GROUP on its queue
+	exited    bool
 }
 
 // ActivationStart asks the world to run the procedure of Queue as task Task (ACT-6).
@@ -126,15 +131,25 @@ func (m *monitor) waitingSessions() int {
 }
 
 // tasksWaiting counts every session waiting in RECEIVE or GET CONVERSATION GROUP on the
-// queue, activated or not, WHERE or not (ACT-13's tasks_waiting).
-func (m *monitor) tasksWaiting() int { return len(m.q.waiters) }
+// queue, activated or not, WHERE or not, for messages or for the lock of the group its
+// WHERE names (ACT-13's tasks_waiting). The order of the map does not matter to a count.
+func (b *Broker) tasksWaiting(q *serviceQueue) int {
+	n := 0
+	for _, t := range b.waiting {
+		if w := t.wait; w != nil && (w.queue == q || w.lock != nil && w.lock.queue == q && w.stmt.kind == stmtReceive) {
+			n++
+		}
+	}
+	return n
+}
 
 // necessary is ACT-4: (a) a message arrived on a queue that had no unread message and no
-// task running; or (b) the queue has unread messages, no session waits in RECEIVE without
+// task running, and is still unread when the monitor evaluates (a session waiting in
+// RECEIVE may have taken it in the same instant: a new reader would find nothing); or (b) the queue has unread messages, no session waits in RECEIVE without
 // WHERE or GET CONVERSATION GROUP, and none of those returned nothing in the last
 // EmptyReceiveWindow (G-3).
 func (m *monitor) necessary(now time.Duration, arrivalOnEmpty bool) (bool, activationReason) {
-	if arrivalOnEmpty && m.running() == 0 {
+	if arrivalOnEmpty && m.running() == 0 && m.q.ready > 0 {
 		return true, reasonArrivalOnEmpty
 	}
 	if m.q.ready > 0 && m.waitingSessions() == 0 && (!m.emptySeen || now-m.lastEmpty >= EmptyReceiveWindow) {
@@ -154,22 +169,29 @@ const (
 // arrivalOnEmpty says a message has just arrived on a queue that had none unread.
 func (b *Broker) evaluate(now time.Duration, m *monitor, arrivalOnEmpty bool) {
 	q := m.q
-	if q.ready == 0 && m.state != MonitorNotified {
-		m.state = MonitorInactive
+	switch {
+	case m.state == MonitorNotified && m.notifiedByNotification && now >= m.notifyAfter:
+		m.state = MonitorReceivesOccurring // the notification's time-out ran out (ACT-12, G-4)
+		fallthrough
+	case m.state != MonitorNotified:
+		if q.ready == 0 {
+			m.state = MonitorInactive
+		} else if m.state == MonitorInactive {
+			m.state = MonitorReceivesOccurring // messages ready: not INACTIVE (G-4)
+		}
 	}
-	if q.status != QueueOn {
-		return // no activation while the queue is OFF (G-18)
+	if q.status != QueueOn || m.state == MonitorNotified {
+		return // no activation while the queue is OFF (G-18), nor while NOTIFIED (G-4)
 	}
 	need, reason := m.necessary(now, arrivalOnEmpty)
 	if !need {
 		return
 	}
-	notifiedOpen := m.state == MonitorNotified
-	if m.activation.Status && !notifiedOpen && !m.failed && m.running() < m.activation.MaxQueueReaders {
+	if m.activation.Status && !m.failed && m.running() < m.activation.MaxQueueReaders {
 		b.startTask(now, m, reason)
 		return // one activation per evaluation (G-5)
 	}
-	if len(m.notifications) > 0 && (!notifiedOpen || now >= m.notifyAfter) {
+	if len(m.notifications) > 0 {
 		b.notify(now, m, reason)
 	}
 }
@@ -177,13 +199,13 @@ func (b *Broker) evaluate(now time.Duration, m *monitor, arrivalOnEmpty bool) {
 // startTask starts one instance of the queue's procedure (ACT-6).
 func (b *Broker) startTask(now time.Duration, m *monitor, reason activationReason) {
 	b.taskCounter++
-	t := &task{id: TaskID(b.taskCounter), m: m, started: now}
+	t := &task{id: TaskID(b.taskCounter), m: m, procedure: m.activation.Procedure, started: now}
 	b.trace(TraceRecord{At: now, Kind: TraceTaskStarted, Queue: m.q.id, Task: t.id, Running: int32(m.running()),
 		MaxReaders: int32(m.activation.MaxQueueReaders), Ready: int32(m.q.ready), Waiting: int32(m.waitingSessions()),
 		SinceEmpty: m.sinceEmpty(now), Cause: uint8(reason)})
 	m.tasks = append(m.tasks, t)
 	b.tasks[t.id] = t
-	m.state = MonitorNotified
+	m.state, m.notifiedByNotification = MonitorNotified, false
 	m.lastActivated = now
 	m.started++
 	b.effects.Activations = append(b.effects.Activations, ActivationStart{Queue: m.q.id, Task: t.id, Procedure: m.activation.Procedure})
@@ -256,8 +278,8 @@ func (b *Broker) monitorReceived(now time.Duration, tx *Tx, q *serviceQueue, st 
 	if rows && m.failed && (tx.task == 0 || b.tasks[tx.task] == nil || b.tasks[tx.task].m != m) {
 		m.failed = false
 	}
-	if m.state == MonitorNotified {
-		m.state = MonitorReceivesOccurring
+	if m.state == MonitorNotified || q.ready > 0 {
+		m.state = MonitorReceivesOccurring // G-4: RECEIVEs run; INACTIVE only with nothing ready
 	}
 	b.trace(TraceRecord{At: now, Kind: TraceMonitorReceive, Queue: q.id, Tx: tx.id})
 	b.monitorEvent(now, m, false)
@@ -334,21 +356,35 @@ func (b *Broker) AlterQueueActivation(now time.Duration, queue QueueID, ch Activ
 	if ch.MaxQueueReaders != nil && (*ch.MaxQueueReaders < 0 || *ch.MaxQueueReaders > MaxQueueReadersLimit) {
 		return fmt.Errorf("ALTER QUEUE %q: MAX_QUEUE_READERS %d is outside 0..%d", b.cat.Queues[queue].Name, *ch.MaxQueueReaders, MaxQueueReadersLimit)
 	}
-	b.now = now
-	m := b.monitorFor(q)
+	var a Activation
+	if q.monitor != nil {
+		a = q.monitor.activation
+	}
 	if ch.Status != nil {
-		m.activation.Status = *ch.Status
+		a.Status = *ch.Status
 	}
 	if ch.Procedure != nil {
-		m.activation.Procedure = *ch.Procedure
+		a.Procedure = *ch.Procedure
 	}
 	if ch.MaxQueueReaders != nil {
-		m.activation.MaxQueueReaders = *ch.MaxQueueReaders
+		a.MaxQueueReaders = *ch.MaxQueueReaders
 	}
+	if a.Status && a.Procedure == "" {
+		return fmt.Errorf("ALTER QUEUE %q: ACTIVATION (STATUS = ON) needs a PROCEDURE_NAME", b.cat.Queues[queue].Name)
+	}
+	b.now = now
+	m := b.monitorFor(q)
+	m.activation = a
 	m.failed = false
-	if m.state == MonitorNotified {
-		m.state = MonitorReceivesOccurring // ALTER QUEUE is an evaluation event of its own
+	cleared := m.state == MonitorNotified && !m.notifiedByNotification
+	if cleared {
+		// ALTER QUEUE ends the NOTIFIED state a task start left, so that turning activation
+		// ON or raising MAX_QUEUE_READERS starts a task at once (ACT-7); a notification's
+		// time-out stays (ACT-12).
+		m.state = MonitorReceivesOccurring
 	}
+	b.trace(TraceRecord{At: now, Kind: TraceActivationAltered, Queue: q.id, MaxReaders: int32(m.activation.MaxQueueReaders),
+		Running: int32(m.running()), Cause: boolCause(cleared)})
 	b.monitorEvent(now, m, false)
 	b.armTick(now)
 	b.pump(now)
@@ -370,16 +406,20 @@ type QueueMonitor struct {
 	Started, NotifiesSent int64
 }
 
-// QueueMonitors returns the instance's queue monitors, by queue.
+// QueueMonitors returns the instance's queue monitors, by queue: those of the queues with
+// ACTIVATION STATUS = ON or a QUEUE_ACTIVATION event notification (ACT-1).
 func (b *Broker) QueueMonitors() []QueueMonitor {
 	rows := make([]QueueMonitor, 0, len(b.monitors))
 	for _, m := range b.monitors {
+		if !m.activation.Status && len(m.notifications) == 0 {
+			continue // ACT-1: no monitor without ACTIVATION STATUS = ON or an event notification
+		}
 		r := QueueMonitor{Queue: m.q.id, State: m.state, LastEmptyRowsetTime: -1, LastActivatedTime: -1,
-			TasksWaiting: m.tasksWaiting(), Running: m.running(), Failed: m.failed, Started: m.started, NotifiesSent: m.sent}
+			TasksWaiting: b.tasksWaiting(m.q), Running: m.running(), Failed: m.failed, Started: m.started, NotifiesSent: m.sent}
 		if m.emptySeen {
 			r.LastEmptyRowsetTime = m.lastEmpty
 		}
-		if m.started > 0 {
+		if m.started > 0 || m.sent > 0 {
 			r.LastActivatedTime = m.lastActivated
 		}
 		rows = append(rows, r)
@@ -411,7 +451,7 @@ func (b *Broker) ActivatedTasks() []ActivatedTask {
 	var rows []ActivatedTask
 	for _, m := range b.monitors {
 		for _, t := range m.tasks {
-			rows = append(rows, ActivatedTask{Task: t.id, Queue: m.q.id, Procedure: m.activation.Procedure, Started: t.started})
+			rows = append(rows, ActivatedTask{Task: t.id, Queue: m.q.id, Procedure: t.procedure, Started: t.started})
 		}
 	}
 	slices.SortFunc(rows, func(x, y ActivatedTask) int { return cmp.Compare(x.Task, y.Task) })
@@ -462,7 +502,7 @@ func (b *Broker) notify(now time.Duration, m *monitor, reason activationReason) 
 	}
 	b.trace(TraceRecord{At: now, Kind: TraceNotificationSent, Queue: m.q.id, Running: int32(m.running()),
 		Ready: int32(m.q.ready), Waiting: int32(m.waitingSessions()), SinceEmpty: m.sinceEmpty(now), Cause: uint8(reason)})
-	m.state = MonitorNotified
+	m.state, m.notifiedByNotification = MonitorNotified, true
 	m.lastActivated = now
 	m.notifyAfter = now + NotificationTimeout
 	m.sent++
@@ -481,9 +521,19 @@ func (b *Broker) notificationArrived(now time.Duration, ep *endpoint, m queuedMe
 		n.dropped = true
 		b.trace(TraceRecord{At: now, Kind: TraceNotificationDropped, Conversation: ep.conv, MessageType: m.msgType})
 	}
-	if ep.state != Closed && ep.state != DisconnectedOutbound {
-		b.endConversation(now, ep, EndOptions{})
+	if ep.deleted || ep.state == Closed {
+		return
 	}
+	// This side ends the dialog as an application does once EndDialog or Error came: from
+	// DI or ER nothing is sent, the endpoint closes (G-16). enqueue runs before the arrival
+	// moves the endpoint to DI or ER, so that move is made here.
+	to, reason := DisconnectedInbound, ReasonRemoteEnded
+	if m.msgType == ErrorMessageType {
+		to, reason = Error, ReasonErrorReceived
+	}
+	b.setState(now, ep, to)
+	b.dropRows(now, ep, reason)
+	b.closeEndpoint(now, ep)
 }
 
 // timerNotificationTimeout is the end of a notification's time-out (ACT-12).
@@ -491,4 +541,11 @@ func (b *Broker) timerNotificationTimeout(now time.Duration, queue QueueID) {
 	if q := b.queues[queue]; q != nil && q.monitor != nil {
 		b.evaluate(now, q.monitor, false)
 	}
+}
+
+func boolCause(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -153,6 +153,9 @@ func (b *Broker) AlterQueueStatus(now time.Duration, queue QueueID, status Queue
 		return err
 	}
 	b.now = now
+	if q.monitor != nil {
+		q.monitor.failed = false // G-6: an ALTER QUEUE lifts an activation failure
+	}
 	b.setQueueStatus(now, q, status)
 	b.pump(now)
 	return nil

@@ -79,13 +79,17 @@ const (
 	// TraceNotificationDropped: an event notification's dialog was ended or failed by the
 	// far side: the notification is dropped (ACT-11).
 	TraceNotificationDropped
+	// TraceActivationAltered: ALTER QUEUE ... WITH ACTIVATION ran on Queue (ACT-7):
+	// MaxReaders is the new MAX_QUEUE_READERS, Running the tasks running, and Cause 1 when
+	// it ended a NOTIFIED state that a task start left.
+	TraceActivationAltered
 )
 
 var traceKindNames = [...]string{"", "sent", "fragment-sent", "fragment-stored", "fragment-duplicate",
 	"fragment-discarded", "packet-corrupt", "ready", "received", "row-removed", "state", "ack-sent", "scheduled",
 	"lock-acquired", "lock-released", "lock-wait", "deadlock", "returned", "committed", "rolled-back",
 	"savepoint-rolled-back", "queue-disabled", "task-started", "task-exited", "activation-failed", "monitor-receive",
-	"notification-sent", "notification-dropped"}
+	"notification-sent", "notification-dropped", "activation-altered"}
 
 func (k TraceKind) String() string {
 	if int(k) < len(traceKindNames) && k != 0 {
@@ -214,6 +218,8 @@ func (r TraceRecord) String() string {
 			r.Task, r.Running, r.MaxReaders, r.Ready, r.Waiting, r.SinceEmpty, r.Cause)
 	case TraceTaskExited:
 		return fmt.Sprintf("%s queue=%d task=%d running=%d", head, r.Queue, r.Task, r.Running)
+	case TraceActivationAltered:
+		return fmt.Sprintf("%s queue=%d max=%d running=%d notified-ended=%d", head, r.Queue, r.MaxReaders, r.Running, r.Cause)
 	case TraceMessageReceived, TraceMessageReturned:
 		return fmt.Sprintf("%s %s seq=%d type=%d tx%d %v", s, dir, r.Sequence, r.MessageType, r.Tx, r.Group)
 	case TraceScheduled:

@@ -6,14 +6,18 @@
 // nothing is held after the transaction ends), INV-5 (a RECEIVE result comes from one group,
 // locked by the receiving transaction, and no two live transactions hold uncommitted
 // receives from one group), INV-6 (the order of the rows inside a RECEIVE result), INV-7 (an
-// endpoint keeps its level), INV-10 (a rollback returns every row it received), PRI-15 (no
-// fragment leaves below the best effective level waiting for the same destination) and, at
-// the end of a run whose faults healed, INV-12 (everything sent was delivered and the
-// transmission queues are empty).
+// endpoint keeps its level), INV-8 (a queue monitor starts a task only while fewer than
+// MAX_QUEUE_READERS run), INV-9 (at most one QUEUE_ACTIVATION per notification time-out),
+// ACT-4 (a task starts, or a notification goes, only when activation is necessary), G-4 (no
+// second start while the monitor is NOTIFIED), G-32 (the monitor's count of running tasks),
+// INV-10 (a rollback returns every row it received), PRI-15 (no fragment leaves below the
+// best effective level waiting for the same destination) and, at the end of a run whose
+// faults healed, INV-12 (everything sent was delivered and the transmission queues are
+// empty).
 //
 // A Checker sees the records of every broker of a world in the order they happened. It
-// keeps the recent records of each conversation and of each live transaction, so that a
-// violation can show what led to it. It imports only the model.
+// keeps the recent records of each conversation, of each live transaction and of each queue
+// monitor, so that a violation can show what led to it. It imports only the model.
 package invariant
 
 import (
@@ -88,6 +92,9 @@ type Checker struct {
 	tx *transaction
 	// result is the RECEIVE result being returned (INV-5, INV-6).
 	result receiveResult
+	// monitors holds what the checker knows of each queue monitor that left a record
+	// (INV-8, INV-9, ACT-4, G-4, G-32).
+	monitors map[monitorKey]*queueMonitor
 	// observed counts the records seen; it orders the records of several histories.
 	observed uint64
 	// blame says what a violation found by the transaction checks is about, beyond the
@@ -175,10 +182,15 @@ func merge(hs ...*history) []model.TraceRecord {
 
 // New returns a checker that has seen nothing.
 func New() *Checker {
-	return &Checker{directions: map[direction]*flow{}, states: map[direction]model.EndpointState{},
+	return &Checker{
+		directions:    map[direction]*flow{},
+		states:        map[direction]model.EndpointState{},
 		levels:        map[direction]model.PriorityLevel{},
 		conversations: map[model.ConversationID]*history{},
-		transactions:  map[txKey]*transaction{}, groups: map[groupKey]groupState{}}
+		transactions:  map[txKey]*transaction{},
+		groups:        map[groupKey]groupState{},
+		monitors:      map[monitorKey]*queueMonitor{},
+	}
 }
 
 // Violation returns the first violation seen, or nil.
@@ -227,7 +239,10 @@ func (c *Checker) violationAt(r model.TraceRecord, rule, msg string) *Violation 
 	v := &Violation{Rule: rule, At: r.At, Conversation: about.Conversation, Instance: r.Instance, Tx: r.Tx,
 		Group: cmp.Or(about.Group, c.blame.group), Message: msg}
 	hs := []*history{{records: [historyLength]numbered{{c.observed, r}}, n: 1}} // r itself, in any case
-	if about.Conversation != 0 || r.Tx == 0 {
+	switch {
+	case c.blame.monitor != nil:
+		hs = append(hs, &c.blame.monitor.history)
+	case about.Conversation != 0 || r.Tx == 0:
 		hs = append(hs, c.conversations[about.Conversation])
 	}
 	for _, tx := range []model.TxID{r.Tx, c.blame.other} {
@@ -265,6 +280,9 @@ func (c *Checker) check(r model.TraceRecord) (string, string) {
 		model.TraceMessageReceived, model.TraceMessageReturned, model.TraceSavepointRolledBack,
 		model.TraceTxCommitted, model.TraceTxRolledBack:
 		return c.transactionStep(r)
+	case model.TraceTaskStarted, model.TraceTaskExited, model.TraceActivationFailed, model.TraceMonitorReceive,
+		model.TraceNotificationSent, model.TraceNotificationDropped, model.TraceActivationAltered:
+		return c.activationStep(r)
 	}
 	if r.Sequence == model.Unsequenced {
 		return "", "" // broker-generated errors are not sequenced (PROTO-3)

@@ -21,6 +21,10 @@ type modelRun struct {
 	now    time.Duration
 	timers []model.Timer
 	kinds  map[model.TraceKind]int
+	// activations holds the tasks the broker asked to start, in order; the test runs them.
+	activations []model.ActivationStart
+	// trace holds every record handed to the checker, in order.
+	trace []model.TraceRecord
 	// multiConversation counts RECEIVE results that held rows of several conversations.
 	multiConversation int
 	last              model.TraceRecord
@@ -46,6 +50,12 @@ func newModelRun(t *testing.T) *modelRun {
 			{Name: "AC", LocalService: "A", RemoteService: "C", Level: 3}},
 	}}}})
 	require.NoError(t, err)
+	return newModelRunOf(t, cat)
+}
+
+// newModelRunOf drives the broker of instance 0 of cat.
+func newModelRunOf(t *testing.T, cat *model.Catalog) *modelRun {
+	t.Helper()
 	b, err := model.NewBroker(cat, 0, model.DefaultConfig())
 	require.NoError(t, err)
 	b.SetTracing(true)
@@ -87,9 +97,11 @@ func (r *modelRun) settle() {
 				r.multiConversation++
 			}
 			r.last = rec
+			r.trace = append(r.trace, rec)
 			r.c.Observe(rec)
 		}
 		r.timers = append(r.timers, e.Timers...)
+		r.activations = append(r.activations, e.Activations...)
 		r.b.Advance()
 		slices.SortStableFunc(r.timers, func(a, b model.Timer) int { return int(a.At - b.At) })
 		if len(r.timers) == 0 || r.timers[0].At > r.now {

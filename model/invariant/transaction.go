@@ -51,11 +51,13 @@ type groupState struct {
 
 // blame says what a violation found by the transaction checks is about, beyond the
 // record observed: the received row a commit or a rollback found at fault, the other
-// transaction involved, or the group at fault.
+// transaction involved, or the group at fault; for the activation checks, the queue
+// monitor whose records led to it.
 type blame struct {
-	row   *model.TraceRecord
-	other model.TxID
-	group model.ConversationGroupID
+	row     *model.TraceRecord
+	other   model.TxID
+	group   model.ConversationGroupID
+	monitor *queueMonitor
 }
 
 // spareTransactions bounds how many ended transactions a Checker keeps for reuse.
