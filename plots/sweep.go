@@ -37,6 +37,9 @@ func Sweep(xLabel, yLabel string, bands []Band) (*plot.Plot, error) {
 	// Every band first, then every mean, so that no band covers a mean line.
 	thumbs := make([][]plot.Thumbnailer, len(sorted))
 	for i, b := range sorted {
+		if flat(b.Points) {
+			continue // no spread across the runs: a polygon of no area, which gonum fills wrongly
+		}
 		fill := palette[i%len(palette)]
 		fill.A = bandAlpha
 		poly, err := bandPolygon(b.Points, fill)
@@ -55,6 +58,16 @@ func Sweep(xLabel, yLabel string, bands []Band) (*plot.Plot, error) {
 	}
 	legendOutside(p, nil)
 	return p, nil
+}
+
+// flat reports whether a band has no width anywhere.
+func flat(pts []BandPoint) bool {
+	for _, pt := range pts {
+		if pt.Hi > pt.Lo {
+			return false
+		}
+	}
+	return true
 }
 
 // bandPolygon returns the band between Lo and Hi: along Hi left to right, back along Lo.

@@ -23,9 +23,14 @@ const (
 )
 
 // usageText is the help that -h prints; the flags themselves follow it.
-const usageText = `Usage: go run ./cmd/simulate [flags]
+const usageText = `Usage: go run ./cmd/simulate [SUBCOMMAND [arguments]] | [flags]
 
-simulate runs a built-in scenario and prints what happened. By default it runs
+With no argument, simulate runs the showcase scenario "lossy-wan" on a new seed,
+writes its results (summary.json, series.csv, plots) to a folder under
+sbsim-results/ that it names, and says what to open.
+
+With flags and no subcommand, simulate runs a built-in scenario and prints what
+happened. By default it runs
 "lossy-wan": two Service Broker instances, Lisbon and Tokyo, over a WAN that
 loses, duplicates, reorders and corrupts, with request/reply dialogs whose
 messages span several fragments. It prints the seed first, then the scenario,
@@ -39,7 +44,6 @@ the link counters.
 
 The same seed prints the same output, byte for byte, on any machine.
 
-Flags:
 `
 
 // examplesText follows the flags in the help.
@@ -88,6 +92,8 @@ func newFlagSet(o *options, errOut io.Writer) *flag.FlagSet {
 // printUsage writes the help: what the command does, every flag, examples.
 func printUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, usageText)
+	printSubcommands(w)
+	fmt.Fprintln(w, "Flags without a subcommand (run a built-in scenario and print what happened):")
 	out := fs.Output()
 	fs.SetOutput(w)
 	fs.PrintDefaults()
@@ -147,6 +153,12 @@ func replayCommand(o options) string {
 // stdout. It returns the exit code: 0 when every check passes, 1 when one fails, 2 on a bad
 // flag.
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		return showcase(stdout, stderr)
+	}
+	if code, ok := dispatch(args, stdout, stderr); ok {
+		return code
+	}
 	o, code, done := parseArgs(args, stdout, stderr)
 	if done {
 		return code

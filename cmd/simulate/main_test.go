@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,21 @@ import (
 const shortRun = "2s"
 
 // runCommand calls run with args and returns its exit code, stdout and stderr.
+// TestMain runs the tests in a directory of their own: simulate with no argument writes its
+// results under the working directory.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "simulate-test-")
+	if err != nil {
+		panic(err)
+	}
+	if err := os.Chdir(dir); err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
 func runCommand(args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
 	code = run(args, &out, &errOut)

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sbsim/sbsim/scenarios"
+)
+
+func TestListShowsEveryLibraryScenarioWithItsQuestion(t *testing.T) {
+	code, out, _ := runCommand("list")
+	require.Equal(t, 0, code)
+	for _, name := range scenarios.LibraryNames() {
+		assert.Contains(t, out, name+"\n    ")
+	}
+}
+
+func TestValidateReportsLineAndColumnAndExits2(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("name: x\ninstances:\n  - name: A\n    databases: [{name: d, queues: [{name: q, bogus: 1}]}]\n"), 0o644))
+	code, out, _ := runCommand("validate", bad)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, out, "bad.yaml:4:")
+	assert.Contains(t, out, `unknown key "bogus"`)
+}
+
+func TestRunWritesTheSameFilesForTheSameSeed(t *testing.T) {
+	dirs := []string{t.TempDir(), t.TempDir()}
+	for _, d := range dirs {
+		code, out, errOut := runCommand("run", "single-conversation-activation", "-seed", "4", "-out", d, "-trace")
+		require.Equal(t, 0, code, "%s%s", out, errOut)
+	}
+	for _, name := range []string{"summary.json", "series.csv", "trace.jsonl", "latency-cdf.svg"} {
+		a, err := os.ReadFile(filepath.Join(dirs[0], name))
+		require.NoError(t, err)
+		b, err := os.ReadFile(filepath.Join(dirs[1], name))
+		require.NoError(t, err)
+		assert.Equal(t, a, b, "%s differs between two runs of seed 4", name)
+	}
+}
+
+func TestRunFailsWithTheReplayLineWhenAnExpectationDoesNotHold(t *testing.T) {
+	data, err := scenarios.LibraryFile("single-conversation-activation")
+	require.NoError(t, err)
+	text := strings.Replace(string(data), "activated_tasks.peak, queue: WorkQueue, equals: 2", "activated_tasks.peak, queue: WorkQueue, equals: 3", 1)
+	file := filepath.Join(t.TempDir(), "changed.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(text), 0o644))
+	code, out, _ := runCommand("run", file, "-seed", "1")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "FAILED: activated_tasks.peak")
+	assert.Contains(t, out, "replay: go run ./cmd/simulate run "+file+" -seed 1")
+}
+
+func TestCheckPassesTheLibraryAndNamesFailingSeeds(t *testing.T) {
+	code, out, _ := runCommand("check", "poison-message", "single-conversation-activation", "-seeds", "2")
+	assert.Equal(t, 0, code, out)
+	assert.Contains(t, out, "PASS  poison-message (2 seeds)")
+}
+
+func TestSweepOutputDoesNotDependOnTheNumberOfWorkers(t *testing.T) {
+	var csvs [][]byte
+	for _, w := range []string{"1", "2"} {
+		dir := t.TempDir()
+		code, out, errOut := runCommand("sweep", "poison-message", "-set", "readers.0.rollback_rate=0,1", "-seeds", "2",
+			"-workers", w, "-out", dir)
+		require.Equal(t, 0, code, "%s%s", out, errOut)
+		b, err := os.ReadFile(filepath.Join(dir, "sweep.csv"))
+		require.NoError(t, err)
+		csvs = append(csvs, b)
+	}
+	assert.Equal(t, csvs[0], csvs[1])
+	assert.Contains(t, string(csvs[0]), "readers.0.rollback_rate,seed,subject,metric,value")
+}
+
+func TestSubcommandHelpHasExamples(t *testing.T) {
+	for _, c := range subcommands() {
+		code, out, _ := runCommand(c.name, "-h")
+		assert.Equal(t, 0, code, c.name)
+		assert.Contains(t, out, "Examples:", c.name)
+	}
+}
