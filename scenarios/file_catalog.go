@@ -310,7 +310,10 @@ func (d *decoder) direction(n *yaml.Node, path string) faulty.Config {
 			r := strings.NewReplacer("LossProbability", "loss", "LossBurst", "loss_burst", "Down window", "down window")
 			msg = fmt.Sprintf("%s %v %s", strings.ReplaceAll(key, "loss_burst.", ""), fe.Value, r.Replace(fe.Reason))
 		}
-		d.add(d.at(join(path, key)), join(path, key), msg, err)
+		if key != "" {
+			path = join(path, key)
+		}
+		d.add(d.at(path), path, msg, err)
 	}
 	return c
 }
