@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -36,4 +37,38 @@ func TestLibraryScenariosMeetTheirExpectations(t *testing.T) {
 func TestLibraryRefusesAnUnknownName(t *testing.T) {
 	_, err := LoadLibrary("no-such-scenario")
 	assert.ErrorIs(t, err, ErrUnknownScenario)
+}
+
+// A library scenario's expectations are about the behaviour it demonstrates: changing that
+// behaviour in its file makes them fail on the same seeds.
+func TestLibraryExpectationsFailWhenTheBehaviourChanges(t *testing.T) {
+	for _, c := range []struct {
+		scenario, from, to string
+	}{
+		{"priority-flood", "honor_broker_priority: on", "honor_broker_priority: off"},
+		{"honor-priority-off", "honor_broker_priority: off", "honor_broker_priority: on"},
+		{"poison-message", "rollback_rate: 1", "rollback_rate: 0"},
+		{"partition-heals", "from: 20s, until: 60s", "from: 20s, until: 21s"},
+		{"single-conversation-activation", "max_queue_readers: 5", "max_queue_readers: 1"},
+		{"activation-burst", "max_queue_readers: 4", "max_queue_readers: 2"},
+		{"external-activation", "max_readers: 3", "max_readers: 4"},
+	} {
+		t.Run(c.scenario, func(t *testing.T) {
+			data, err := LibraryFile(c.scenario)
+			require.NoError(t, err)
+			changed := strings.Replace(string(data), c.from, c.to, 1)
+			require.NotEqual(t, string(data), changed, "the change applies")
+			f, err := Load(c.scenario+".yaml", []byte(changed))
+			require.NoError(t, err)
+			failed := false
+			for _, seed := range librarySeeds {
+				res, err := Run(f.Config, seed)
+				require.NoError(t, err)
+				for _, v := range f.Check(res) {
+					failed = failed || !v.OK
+				}
+			}
+			assert.True(t, failed, "changing %q to %q breaks no expectation", c.from, c.to)
+		})
+	}
 }
