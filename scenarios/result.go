@@ -63,6 +63,9 @@ type InstanceResult struct {
 	EndpointStates        []StateCount
 	NotificationEndpoints int
 	Connections           []model.ConnectionStats
+	// Endpoints are the instance's conversation endpoints at the end, as
+	// sys.conversation_endpoints shows them, by handle.
+	Endpoints []model.ConversationEndpoint
 }
 
 // StateCount is how many endpoints are in a state.
@@ -193,7 +196,8 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 			TransmissionQueueRows: len(b.TransmissionQueue()), TransmissionObjectBytes: b.TransmissionObjectBytes(),
 			Connections: b.Connections()}
 		counts := map[model.EndpointState]int{}
-		for _, ep := range b.Endpoints() {
+		ir.Endpoints = b.Endpoints()
+		for _, ep := range ir.Endpoints {
 			if ep.Contract == model.PostEventNotificationContract {
 				ir.NotificationEndpoints++
 				continue

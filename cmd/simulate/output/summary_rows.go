@@ -109,6 +109,48 @@ type Instance struct {
 	NotificationEndpoints int              `json:"notification_endpoints"`
 	Counters              InstanceCounters `json:"counters"`
 	Connections           []Connection     `json:"connections"`
+	// ConversationEndpoints is sys.conversation_endpoints at the end of the run.
+	ConversationEndpoints []Endpoint `json:"conversation_endpoints"`
+}
+
+// Endpoint is a row of sys.conversation_endpoints (model.ConversationEndpoint); ids are
+// strings, as they may exceed 2^53.
+type Endpoint struct {
+	ConversationHandle  string   `json:"conversation_handle"`
+	ConversationID      string   `json:"conversation_id"`
+	IsInitiator         bool     `json:"is_initiator"`
+	ConversationGroupID string   `json:"conversation_group_id"`
+	Service             int32    `json:"service_id"`
+	FarService          int32    `json:"far_service_id"`
+	Contract            int32    `json:"service_contract_id"`
+	State               string   `json:"state"`
+	LifetimeS           *float64 `json:"lifetime_s"`
+	SendSequence        int64    `json:"send_sequence"`
+	EndDialogSequence   int64    `json:"end_dialog_sequence"`
+	ReceiveSequence     int64    `json:"receive_sequence"`
+	ReceiveSequenceFrag int32    `json:"receive_sequence_frag"`
+	Priority            int      `json:"priority"`
+	TransmissionRows    int      `json:"transmission_rows"`
+	ReadyMessages       int      `json:"ready_messages"`
+	HeldFragments       int      `json:"held_fragments"`
+}
+
+func endpoints(in []model.ConversationEndpoint) []Endpoint {
+	out := make([]Endpoint, 0, len(in))
+	for _, e := range in {
+		row := Endpoint{ConversationHandle: e.ConversationHandle.String(), ConversationID: e.ConversationID.String(),
+			IsInitiator: e.IsInitiator, ConversationGroupID: e.ConversationGroupID.String(), Service: int32(e.Service),
+			FarService: int32(e.FarService), Contract: int32(e.Contract), State: e.State.String(),
+			SendSequence: int64(e.SendSequence), EndDialogSequence: int64(e.EndDialogSequence),
+			ReceiveSequence: int64(e.ReceiveSequence), ReceiveSequenceFrag: e.ReceiveSequenceFrag,
+			Priority: e.Priority.Level(), TransmissionRows: e.TransmissionRows, ReadyMessages: e.ReadyMessages,
+			HeldFragments: e.HeldFragments}
+		if e.Lifetime > 0 {
+			row.LifetimeS = optionalSeconds(e.Lifetime)
+		}
+		out = append(out, row)
+	}
+	return out
 }
 
 // StateCount is how many endpoints are in a state, by its two-letter code (CO, DI, ...).
@@ -246,7 +288,8 @@ func instances(in []scenarios.InstanceResult) []Instance {
 	for _, r := range in {
 		row := Instance{Instance: r.Name, TransmissionQueueRows: r.TransmissionQueueRows,
 			TransmissionObjectBytes: r.TransmissionObjectBytes, EndpointStates: []StateCount{},
-			NotificationEndpoints: r.NotificationEndpoints, Counters: instanceCounters(r.Counters), Connections: []Connection{}}
+			NotificationEndpoints: r.NotificationEndpoints, Counters: instanceCounters(r.Counters), Connections: []Connection{},
+			ConversationEndpoints: endpoints(r.Endpoints)}
 		for _, sc := range r.EndpointStates {
 			row.EndpointStates = append(row.EndpointStates, StateCount{State: sc.State.String(), Count: sc.Count})
 		}
