@@ -129,3 +129,27 @@ func TestACT11_ExternalActivatorStartsReadersOnNotifications(t *testing.T) {
 	}
 	assert.Zero(t, res.StatementErrors, res.FirstStatementError)
 }
+
+// ACT-7 from the timeline: MAX_QUEUE_READERS raised from 1 to 4 in the middle of a burst
+// lets the monitor start more readers at once; before the ALTER one reader works alone.
+func TestACT7_TimelineRaisesMaxQueueReaders(t *testing.T) {
+	cfg := twoInstances(lossy(0, 0), Workload{Name: "burst", Dialogs: 200, Interarrival: sim.Fixed(20 * time.Millisecond),
+		Messages: 2, Size: FixedSize(500)})
+	activatedTarget(&cfg, 1, 1, 100*time.Millisecond)
+	four := 4
+	cfg.Timeline = []Change{{At: 2 * time.Second, Queue: "TargetQueue", Activation: &model.ActivationChange{MaxQueueReaders: &four}}}
+	cfg.SampleInterval = 100 * time.Millisecond
+
+	res, err := Run(cfg, 1)
+
+	require.NoError(t, err)
+	require.Nil(t, res.Violation)
+	q := targetQueue(t, res)
+	assert.Equal(t, 4, q.PeakActivated)
+	for _, s := range q.Samples {
+		if s.At < 2*time.Second {
+			require.LessOrEqual(t, s.Activated, 1, "at %v, before the ALTER", s.At)
+		}
+	}
+	assert.Zero(t, res.StatementErrors, res.FirstStatementError)
+}

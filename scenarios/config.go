@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/sbsim/sbsim/model"
@@ -152,11 +153,14 @@ func (m ReaderMode) String() string {
 // DefaultReader is the reader of a queue that Config.Readers does not list.
 var DefaultReader = Reader{Top: 0}
 
-// Change is one entry of the timeline: at At, ALTER QUEUE Queue WITH STATUS = Status.
+// Change is one entry of the timeline: at At, ALTER QUEUE Queue WITH STATUS = Status, or,
+// when Activation is set, ALTER QUEUE Queue WITH ACTIVATION (...) with the fields it sets
+// (ACT-7), the status left as it is.
 type Change struct {
-	At     time.Duration
-	Queue  string // "instance/database/queue" or a queue name unique in the world
-	Status model.QueueStatus
+	At         time.Duration
+	Queue      string // "instance/database/queue" or a queue name unique in the world
+	Status     model.QueueStatus
+	Activation *model.ActivationChange
 }
 
 // Validate checks what the catalog does not: links, workloads, readers and the timeline
@@ -230,6 +234,14 @@ func (c *Config) Validate(cat *model.Catalog) error {
 		}
 		if ch.At < 0 {
 			return fmt.Errorf("timeline %d: At %v is negative", i, ch.At)
+		}
+		if a := ch.Activation; a != nil {
+			if a.Procedure != nil && !slices.ContainsFunc(c.Procedures, func(p Procedure) bool { return p.Name == *a.Procedure }) {
+				return fmt.Errorf("timeline %d: activation procedure %q is not in Procedures", i, *a.Procedure)
+			}
+			if a.MaxQueueReaders != nil && (*a.MaxQueueReaders < 0 || *a.MaxQueueReaders > model.MaxQueueReadersLimit) {
+				return fmt.Errorf("timeline %d: MAX_QUEUE_READERS %d is outside 0..%d", i, *a.MaxQueueReaders, model.MaxQueueReadersLimit)
+			}
 		}
 	}
 	return nil

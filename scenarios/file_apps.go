@@ -116,7 +116,8 @@ func (d *decoder) externalActivators(top *mapping) []ExternalActivator {
 	return out
 }
 
-// timeline decodes the timeline of changes: ALTER QUEUE ... WITH STATUS (QUE-1, G-18).
+// timeline decodes the timeline of changes: ALTER QUEUE ... WITH STATUS (QUE-1, G-18) or
+// WITH ACTIVATION (ACT-7).
 func (d *decoder) timeline(top *mapping) []Change {
 	var out []Change
 	top.list("timeline", "changes", func(_ int, n *yaml.Node, path string) {
@@ -126,11 +127,36 @@ func (d *decoder) timeline(top *mapping) []Change {
 			d.errorf(n, join(path, "at"), "the change needs an at")
 		}
 		m.name("alter_queue", &c.Queue)
+		if a := m.get("activation"); a != nil {
+			if m.has("status") {
+				d.errorf(n, join(path, "status"), "one change alters the status or the activation, not both")
+			}
+			apath := join(path, "activation")
+			am := d.mapping(a, apath, "activation change")
+			var ch model.ActivationChange
+			var on bool
+			if am.onOff("status", &on) {
+				ch.Status = &on
+			}
+			var proc string
+			if am.str("procedure_name", &proc) {
+				ch.Procedure = &proc
+			}
+			var readers int
+			if am.intField("max_queue_readers", &readers, 0, model.MaxQueueReadersLimit) {
+				ch.MaxQueueReaders = &readers
+			}
+			am.done()
+			c.Activation = &ch
+			m.done()
+			out = append(out, c)
+			return
+		}
 		on := true
 		if m.onOff("status", &on) && !on {
 			c.Status = model.QueueOff
 		} else if !m.has("status") && m.present() {
-			d.errorf(n, join(path, "status"), "ALTER QUEUE needs a status: on or off")
+			d.errorf(n, join(path, "status"), "ALTER QUEUE needs a status (on or off) or an activation change")
 		}
 		m.done()
 		out = append(out, c)

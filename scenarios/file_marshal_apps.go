@@ -141,7 +141,21 @@ func (e *encoder) applications(m node, cfg *Config) {
 		cm := newMap(true)
 		cm.set("at", durationValue(c.At))
 		cm.set("alter_queue", strValue(c.Queue))
-		cm.set("status", onOffValue(c.Status == model.QueueOn))
+		if a := c.Activation; a != nil {
+			am := newMap(true)
+			if a.Status != nil {
+				am.set("status", onOffValue(*a.Status))
+			}
+			if a.Procedure != nil {
+				am.set("procedure_name", strValue(*a.Procedure))
+			}
+			if a.MaxQueueReaders != nil {
+				am.set("max_queue_readers", intValue(int64(*a.MaxQueueReaders)))
+			}
+			cm.set("activation", am.Node)
+		} else {
+			cm.set("status", onOffValue(c.Status == model.QueueOn))
+		}
 		timeline.add(cm.Node)
 	}
 	m.setList("timeline", timeline)

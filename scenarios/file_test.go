@@ -252,7 +252,7 @@ var badFiles = []struct {
 	{"a timeline on an unknown queue", base + "timeline: [{at: 1s, alter_queue: Nope, status: off}]\n",
 		[]string{`bad.yaml:8:34: timeline[0].alter_queue: queue "Nope": unknown queue`}},
 	{"a timeline change without status", base + "timeline: [{at: 1s, alter_queue: Q}]\n",
-		[]string{`bad.yaml:8:12: timeline[0].status: ALTER QUEUE needs a status: on or off`}},
+		[]string{`bad.yaml:8:12: timeline[0].status: ALTER QUEUE needs a status (on or off) or an activation change`}},
 	{"both and a_to_b", base + "links: [{between: [A, A], both: {}, a_to_b: {}}]\n",
 		[]string{`bad.yaml:8:37: links[0].a_to_b: a_to_b and both exclude each other`}},
 	{"a partition that ends before it starts", base + "links: [{between: [A, A], partitions: [{from: 10s, until: 5s}]}]\n",

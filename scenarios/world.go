@@ -305,6 +305,13 @@ func (c changeEvent) HandleEvent(i uint64) {
 	ch := c.w.cfg.Timeline[i]
 	q, _ := findQueue(c.w.cat, ch.Queue)
 	inst := c.w.cat.Databases[c.w.cat.Queues[q].Database].Instance
+	if ch.Activation != nil {
+		if err := c.w.brokers[inst].AlterQueueActivation(c.w.e.Now(), q, *ch.Activation); err != nil {
+			c.w.statementFailed(fmt.Errorf("timeline %d: %w", i, err))
+		}
+		c.w.apply(inst)
+		return
+	}
 	if err := c.w.brokers[inst].AlterQueueStatus(c.w.e.Now(), q, ch.Status); err != nil {
 		panic(fmt.Sprintf("scenarios: timeline %d at t=%v: %v", i, c.w.e.Now(), err))
 	}
