@@ -84,13 +84,17 @@ func upperFirst(s string) string {
 // as `simulate run FILE -seed 3` expects. It returns the positional arguments, or a code
 // to exit with.
 func parseInterleaved(fs *flag.FlagSet, args []string, stdout io.Writer) (pos []string, code int, done bool) {
+	usage := fs.Usage
+	fs.Usage = func() {} // printed once below, to stdout for -h and to stderr after an error
+	defer func() { fs.Usage = usage }()
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				fs.SetOutput(stdout)
-				fs.Usage()
+				usage()
 				return nil, 0, true
 			}
+			usage()
 			return nil, 2, true
 		}
 		args = fs.Args()
@@ -204,9 +208,16 @@ func runScenario(arg string, seed uint64, out string, trace bool, stdout, stderr
 		for _, p := range files {
 			fmt.Fprintf(stdout, "  %s\n", p)
 		}
-		fmt.Fprintf(stdout, "\nopen %s for the figures, and the plots beside it (%s first);\n"+
+		first := "no plot: nothing was received"
+		for _, p := range files {
+			if strings.HasSuffix(p, ".png") {
+				first = p + " first"
+				break
+			}
+		}
+		fmt.Fprintf(stdout, "\nopen %s for the figures, and the plots beside it (%s);\n"+
 			"simulate list shows the other scenarios, simulate -h every command.\n",
-			filepath.Join(out, "summary.json"), filepath.Join(out, "latency-cdf.png"))
+			filepath.Join(out, "summary.json"), first)
 	}
 	if !ok {
 		fmt.Fprintf(stdout, "\nreplay: %s\n", replay)

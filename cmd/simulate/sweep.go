@@ -371,7 +371,7 @@ func sweepPlots(dir string, sets setFlags, points [][]int, rows []sweepRow) ([]s
 					sd = 0
 				}
 				half := 1.96 * sd / math.Sqrt(float64(len(vals)))
-				b.Points = append(b.Points, plots.BandPoint{X: xs[points[p][0]], Mean: mean, Lo: mean - half, Hi: mean + half})
+				b.Points = append(b.Points, plots.BandPoint{X: xs[points[p][0]], Mean: mean, Lo: max(0, mean-half), Hi: mean + half}) // every metric is ≥ 0
 			}
 			bands = append(bands, b)
 		}
