@@ -161,6 +161,17 @@ type Change struct {
 	Queue      string // "instance/database/queue" or a queue name unique in the world
 	Status     model.QueueStatus
 	Activation *model.ActivationChange
+	// Link, when set, makes the change a new configuration of the link between two
+	// instances instead: Queue, Status and Activation are not used.
+	Link *LinkChange
+}
+
+// LinkChange replaces the configuration of one or both directions of the link between
+// instances A and B (nil: that direction is left as it is). Packets on their way arrive as
+// they were sent.
+type LinkChange struct {
+	A, B       string
+	AToB, BToA *faulty.Config
 }
 
 // Validate checks what the catalog does not: links, workloads, readers and the timeline
@@ -229,6 +240,29 @@ func (c *Config) Validate(cat *model.Catalog) error {
 		return fmt.Errorf("SampleInterval %v is negative", c.SampleInterval)
 	}
 	for i, ch := range c.Timeline {
+		if l := ch.Link; l != nil {
+			_, okA := cat.Instance(l.A)
+			_, okB := cat.Instance(l.B)
+			switch {
+			case !okA || !okB:
+				return fmt.Errorf("timeline %d: link %s<->%s: an instance does not exist", i, l.A, l.B)
+			case l.A == l.B:
+				return fmt.Errorf("timeline %d: link %s<->%s joins an instance to itself", i, l.A, l.B)
+			case l.AToB == nil && l.BToA == nil:
+				return fmt.Errorf("timeline %d: link %s<->%s: no direction to change", i, l.A, l.B)
+			}
+			for _, d := range []*faulty.Config{l.AToB, l.BToA} {
+				if d != nil {
+					if err := d.Validate(); err != nil {
+						return fmt.Errorf("timeline %d: link %s<->%s: %w", i, l.A, l.B, err)
+					}
+				}
+			}
+			if ch.At < 0 {
+				return fmt.Errorf("timeline %d: At %v is negative", i, ch.At)
+			}
+			continue
+		}
 		if _, err := findQueue(cat, ch.Queue); err != nil {
 			return fmt.Errorf("timeline %d: %w", i, err)
 		}

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"github.com/sbsim/sbsim/net/faulty"
 	"math"
 	"slices"
 	"strings"
@@ -126,6 +127,12 @@ func (d *decoder) timeline(top *mapping) []Change {
 		if !m.duration("at", &c.At) && !m.has("at") && m.present() {
 			d.errorf(n, join(path, "at"), "the change needs an at")
 		}
+		if m.has("link") {
+			c.Link = d.linkChange(m, path)
+			m.done()
+			out = append(out, c)
+			return
+		}
 		m.name("alter_queue", &c.Queue)
 		if a := m.get("activation"); a != nil {
 			if m.has("status") {
@@ -219,8 +226,73 @@ func (d *decoder) checkReferences(f *File, cat *model.Catalog) {
 		}
 	}
 	for i, c := range cfg.Timeline {
+		if l := c.Link; l != nil {
+			path := join(index("timeline", i), "link")
+			for j, name := range []string{l.A, l.B} {
+				if _, found := cat.Instance(name); !found {
+					p := index(path, j)
+					d.errorf(d.at(p), p, "instance %q does not exist", name)
+				}
+			}
+			continue
+		}
 		d.findQueue(cat, join(index("timeline", i), "alter_queue"), c.Queue)
 	}
+}
+
+// linkChange decodes a timeline change of a link: link: [A, B] and both, or a_to_b and
+// b_to_a, each a whole new direction configuration.
+func (d *decoder) linkChange(m *mapping, path string) *LinkChange {
+	v := m.get("link")
+	lpath := join(path, "link")
+	var l LinkChange
+	if v.Kind != yaml.SequenceNode || len(v.Content) != 2 {
+		d.errorf(v, lpath, "want two instance names, [A, B], got %s", describe(v))
+	} else {
+		for i, out := range []*string{&l.A, &l.B} {
+			n := d.resolve(v.Content[i])
+			if n == nil {
+				continue
+			}
+			d.pos[index(lpath, i)] = n
+			if n.Kind != yaml.ScalarNode || isNull(n) || n.Value == "" {
+				d.errorf(n, index(lpath, i), "want an instance name, got %s", describe(n))
+				continue
+			}
+			*out = n.Value
+		}
+		if l.A != "" && l.A == l.B {
+			d.errorf(v, lpath, "the link joins the instance %q to itself", l.A)
+		}
+	}
+	if both := m.get("both"); both != nil {
+		c := d.direction(both, join(path, "both"))
+		c2 := c
+		c2.Down = slices.Clone(c.Down)
+		l.AToB, l.BToA = &c, &c2
+	}
+	for _, dir := range []struct {
+		key string
+		out **faulty.Config
+	}{{"a_to_b", &l.AToB}, {"b_to_a", &l.BToA}} {
+		if v := m.get(dir.key); v != nil {
+			if m.has("both") {
+				d.errorf(m.keyNode(dir.key), join(path, dir.key), "%s and both exclude each other: give both, or a_to_b and b_to_a", dir.key)
+				continue
+			}
+			c := d.direction(v, join(path, dir.key))
+			*dir.out = &c
+		}
+	}
+	if l.AToB == nil && l.BToA == nil && m.present() {
+		d.errorf(m.node, path, "a link change needs both, a_to_b or b_to_a")
+	}
+	for _, k := range []string{"alter_queue", "status", "activation"} {
+		if m.has(k) {
+			d.errorf(m.keyNode(k), join(path, k), "a change alters a link or a queue, not both")
+		}
+	}
+	return &l
 }
 
 // checkLinks checks that each link joins two distinct instances, and each pair once.

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"github.com/sbsim/sbsim/net/faulty"
 	"strconv"
 	"time"
 
@@ -137,9 +138,25 @@ func (e *encoder) applications(m node, cfg *Config) {
 	}
 	m.setList("external_activators", activators)
 	timeline := newList(false)
-	for _, c := range cfg.Timeline {
+	for i, c := range cfg.Timeline {
 		cm := newMap(true)
 		cm.set("at", durationValue(c.At))
+		if l := c.Link; l != nil {
+			pair := newList(true)
+			pair.add(strValue(l.A))
+			pair.add(strValue(l.B))
+			cm.setList("link", pair)
+			for _, dir := range []struct {
+				key string
+				cfg *faulty.Config
+			}{{"a_to_b", l.AToB}, {"b_to_a", l.BToA}} {
+				if dir.cfg != nil {
+					cm.set(dir.key, e.direction(*dir.cfg, join(index("timeline", i), dir.key)).Node)
+				}
+			}
+			timeline.add(cm.Node)
+			continue
+		}
 		cm.set("alter_queue", strValue(c.Queue))
 		if a := c.Activation; a != nil {
 			am := newMap(true)

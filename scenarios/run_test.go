@@ -77,3 +77,27 @@ func TestRequestReplyDialogs(t *testing.T) {
 	assert.Equal(t, int64(10), res.Workloads[0].DialogsEnded)
 	assert.Zero(t, res.StatementErrors)
 }
+
+// G-19 from the timeline: the link loses every packet from 5 s to 25 s, then is as before.
+// Retries carry everything across once it heals (PROTO-10, INV-12), so the messages sent
+// during the outage arrive late but once and in order.
+func TestTimelineChangesALinkForAWhile(t *testing.T) {
+	cfg := twoInstances(lossy(0, 0), Workload{Name: "orders", Dialogs: 20, Interarrival: sim.Fixed(time.Second),
+		Messages: 3, Size: FixedSize(2000)})
+	healthy := cfg.Links[0].AToB
+	dead := healthy
+	dead.LossProbability = 1
+	cfg.Timeline = []Change{
+		{At: 5 * time.Second, Link: &LinkChange{A: "A", B: "B", AToB: &dead, BToA: &dead}},
+		{At: 25 * time.Second, Link: &LinkChange{A: "B", B: "A", AToB: &healthy, BToA: &healthy}},
+	}
+
+	res, err := Run(cfg, 1)
+
+	require.NoError(t, err)
+	require.Nil(t, res.Violation)
+	assert.Equal(t, sim.Drained, res.StopReason)
+	assert.Equal(t, int64(60), res.Latency.Count, "everything delivered once the link is back")
+	assert.Greater(t, res.Latency.Max, 10*time.Second, "what was sent during the outage waited for it")
+	assert.Positive(t, res.Links[0].Counters.Lost)
+}

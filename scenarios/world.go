@@ -303,6 +303,22 @@ type changeEvent struct{ w *world }
 
 func (c changeEvent) HandleEvent(i uint64) {
 	ch := c.w.cfg.Timeline[i]
+	if l := ch.Link; l != nil {
+		a, _ := c.w.cat.Instance(l.A)
+		b, _ := c.w.cat.Instance(l.B)
+		for _, d := range []struct {
+			link *faulty.Link[model.Packet]
+			cfg  *faulty.Config
+		}{{c.w.links[a][b], l.AToB}, {c.w.links[b][a], l.BToA}} {
+			if d.cfg == nil {
+				continue
+			}
+			if err := d.link.Reconfigure(*d.cfg); err != nil {
+				panic(fmt.Sprintf("scenarios: timeline %d at t=%v: %v", i, c.w.e.Now(), err)) // Validate checked it
+			}
+		}
+		return
+	}
 	q, _ := findQueue(c.w.cat, ch.Queue)
 	inst := c.w.cat.Databases[c.w.cat.Queues[q].Database].Instance
 	if ch.Activation != nil {

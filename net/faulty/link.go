@@ -111,6 +111,21 @@ func New[P any](e *sim.Engine, name string, cfg Config, deliver func(Delivery[P]
 // Name returns the link's name.
 func (l *Link[P]) Name() string { return l.name }
 
+// Reconfigure replaces the link's configuration from now on: packets sent from now on see
+// the new latency, bandwidth, faults and down windows; packets already on their way arrive
+// as they were sent. The random streams and the counters go on.
+func (l *Link[P]) Reconfigure(cfg Config) error {
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("link %s: %w", l.name, err)
+	}
+	l.cfg = cfg
+	l.down = downWindows(cfg.Down)
+	if !cfg.LossBurst.Enabled() {
+		l.bad = false
+	}
+	return nil
+}
+
 // Config returns the link's configuration.
 func (l *Link[P]) Config() Config { return l.cfg }
 
