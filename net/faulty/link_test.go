@@ -442,3 +442,19 @@ func TestWireFreeAtIsWhenTheLastAcceptedPacketIsSerialised(t *testing.T) {
 	}), 0)
 	e.Run(sim.Limits{})
 }
+
+// Reconfigure applies to packets sent from then on; those on their way keep their latency,
+// and a bad configuration is refused, the old one kept.
+func TestReconfigureAppliesToLaterPackets(t *testing.T) {
+	e := sim.New(1)
+	var arrivals []time.Duration
+	l, err := New(e, "ab", Config{LatencyFixed: 10 * time.Millisecond}, func(d Delivery[int]) { arrivals = append(arrivals, e.Now()) })
+	require.NoError(t, err)
+	l.Send(1, 100)
+	require.Error(t, l.Reconfigure(Config{LossProbability: 2}))
+	require.NoError(t, l.Reconfigure(Config{LatencyFixed: 50 * time.Millisecond}))
+	l.Send(2, 100)
+	e.Run(sim.Limits{})
+	assert.Equal(t, []time.Duration{10 * time.Millisecond, 50 * time.Millisecond}, arrivals)
+	assert.Equal(t, 50*time.Millisecond, l.Config().LatencyFixed)
+}
