@@ -96,7 +96,7 @@ func (w *world) sampleQueue(q model.QueueID) {
 	}
 	for _, r := range w.programs {
 		if r.queue == q {
-			smp.Readers += r.running
+			smp.Readers += r.active // sessions still in their start-up do not read yet
 		}
 	}
 	st.res.Samples = append(st.res.Samples, smp)

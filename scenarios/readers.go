@@ -26,9 +26,11 @@ type readerProgram struct {
 	// session end when its RECEIVE returns nothing (G-7).
 	kind          programKind
 	exitWhenEmpty bool
-	// running counts the sessions that have not exited; activator, when set, is the
-	// external activator this program reads notifications for.
+	// running counts the sessions that have not exited, active those of them that have
+	// started; activator, when set, is the external activator this program reads
+	// notifications for.
 	running   int
+	active    int
 	activator *activator
 	// ext is the external activator that starts this program's sessions.
 	ext *activator
@@ -46,6 +48,7 @@ type session struct {
 	index   int
 	rng     *rand.Rand
 	task    model.TaskID // the activated task it runs, zero for none
+	begun   bool         // it has started (an external reader waits out its start-up first)
 	exited  bool
 	t       *model.Tx
 	phase   sessionPhase
@@ -146,6 +149,10 @@ func (s *session) start() {
 	if s.stopped {
 		return
 	}
+	if !s.begun {
+		s.begun = true
+		s.r.active++
+	}
 	w := s.r.w
 	if s.t != nil && s.t.Done() {
 		s.broker().Recycle(s.t) // nothing refers to it any more: its completion has come
@@ -244,6 +251,9 @@ func (s *session) exit() {
 	s.exited = true
 	s.stopped = true
 	s.r.running--
+	if s.begun {
+		s.r.active--
+	}
 	w := s.r.w
 	if s.task != 0 {
 		if err := s.broker().TaskExited(w.now(), s.task); err != nil {

@@ -312,7 +312,8 @@ type ReaderResult struct {
 	Messages int64
 	// Busy is the processing time of all sessions together.
 	Busy time.Duration
-	// PeakRunning is the most sessions that ran at once.
+	// PeakRunning is the most sessions that ran at once, those still in their start-up
+	// (external readers) counted.
 	PeakRunning int
 }
 
