@@ -26,6 +26,9 @@ func TestLibraryScenariosMeetTheirExpectations(t *testing.T) {
 			for _, seed := range librarySeeds {
 				res, err := Run(f.Config, seed)
 				require.NoError(t, err)
+				assert.Nil(t, res.Violation, "seed %d", seed)
+				assert.True(t, res.InvariantsChecked, "seed %d", seed)
+				assert.Zero(t, res.StatementErrors, "seed %d: %s", seed, res.FirstStatementError)
 				for _, v := range f.Check(res) {
 					assert.True(t, v.OK, "seed %d: %v", seed, v)
 				}

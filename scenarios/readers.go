@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"time"
@@ -50,6 +51,7 @@ type session struct {
 	task    model.TaskID // the activated task it runs, zero for none
 	begun   bool         // it has started (an external reader waits out its start-up first)
 	exited  bool
+	crashed bool // a statement failed unexpectedly: the session is not restarted
 	t       *model.Tx
 	phase   sessionPhase
 	err     error // the outcome of the statement that completed
@@ -104,7 +106,7 @@ func (r *readerProgram) addSession(task model.TaskID, delay time.Duration) *sess
 // wake starts again the sessions that stopped on an OFF queue.
 func (r *readerProgram) wake() {
 	for _, s := range r.sessions {
-		if s.stopped && !s.exited {
+		if s.stopped && !s.exited && !s.crashed {
 			s.stopped = false
 			r.w.e.After(0, s, evStart)
 		}
@@ -189,6 +191,9 @@ func (s *session) completed() {
 			return
 		}
 		s.finish()
+	default:
+		panic(fmt.Sprintf("scenarios: session %d of queue %d: a statement completed in phase %d at t=%v",
+			s.index, s.r.queue, s.phase, s.r.w.now()))
 	}
 }
 
@@ -335,7 +340,10 @@ func (s *session) failed(err error) bool {
 			s.t.Rollback(w.now())
 		}
 		s.undoActs()
-		s.stopped = true
+		s.stopped, s.crashed = true, true // counted as a statement error; never restarted
+		if s.r.exitWhenEmpty {
+			s.exit() // an activated task ends: its MAX_QUEUE_READERS slot frees (ACT-8)
+		}
 	}
 	s.batch = s.batch[:0]
 	s.phase = phaseIdle

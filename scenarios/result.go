@@ -46,6 +46,8 @@ type Result struct {
 	Activators []ActivatorResult
 	// Series are the world's figures over time.
 	Series Series
+	// InvariantsChecked says the online checkers watched the run (Config.CheckInvariants).
+	InvariantsChecked bool
 	// Violation is the first invariant violated, when Config.CheckInvariants is on.
 	Violation *invariant.Violation
 	Trace     []model.TraceRecord
@@ -190,7 +192,8 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 	res := &Result{Name: w.cfg.Name, Seed: seed, StopReason: reason, EndTime: w.e.Now(), Events: w.e.Fired(),
 		Latency: w.latency.summary(), Levels: w.levelResults(), StatementErrors: w.statementErrors,
 		FirstStatementError: w.firstStatementError, Readers: w.readerResults(), Queues: w.queueResults(),
-		Activators: w.activatorResults(), Series: w.series, Violation: w.violation, Trace: w.trace}
+		Activators: w.activatorResults(), Series: w.series, InvariantsChecked: w.checker != nil, Violation: w.violation,
+		Trace: w.trace}
 	for i, b := range w.brokers {
 		ir := InstanceResult{Name: w.cat.Instances[i].Name, Counters: b.Counters(),
 			TransmissionQueueRows: len(b.TransmissionQueue()), TransmissionObjectBytes: b.TransmissionObjectBytes(),

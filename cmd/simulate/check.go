@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -76,9 +77,15 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "simulate check: want scenario files or library names, or all")
 		return 2
 	}
-	if len(pos) == 1 && pos[0] == "all" {
-		pos = scenarios.LibraryNames()
+	var expanded []string
+	for _, p := range pos {
+		if p == "all" {
+			expanded = append(expanded, scenarios.LibraryNames()...)
+		} else {
+			expanded = append(expanded, p)
+		}
 	}
+	pos = expanded
 	if *seeds < 0 || *nworkers < 1 {
 		fmt.Fprintln(stderr, "simulate check: -seeds must be 0 or more and -workers 1 or more")
 		return 2
@@ -115,6 +122,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	failed := 0
 	for _, e := range entries {
 		var bad []string
+		firstBad := uint64(0)
 		for k := range e.n {
 			i := e.first + k
 			seed := jobs[i].seed
@@ -132,6 +140,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 				}
 			}
 			if len(why) > 0 {
+				if len(bad) == 0 {
+					firstBad = seed
+				}
 				bad = append(bad, fmt.Sprintf("seed %d: %s", seed, strings.Join(why, "; ")))
 			}
 		}
@@ -144,11 +155,18 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		for _, b := range bad {
 			fmt.Fprintf(stdout, "      %s\n", b)
 		}
-		fmt.Fprintf(stdout, "      replay one: go run ./cmd/simulate run %s -seed %s\n", e.name,
-			strings.TrimPrefix(strings.SplitN(bad[0], ":", 2)[0], "seed "))
+		fmt.Fprintf(stdout, "      replay one: go run ./cmd/simulate run %s -seed %d\n", quoteArg(e.name), firstBad)
 	}
 	if failed > 0 {
 		return 1
 	}
 	return 0
+}
+
+// quoteArg quotes a command-line argument for a shell when it needs it.
+func quoteArg(a string) string {
+	if strings.ContainsAny(a, " \t'\"$`\\") {
+		return strconv.Quote(a)
+	}
+	return a
 }

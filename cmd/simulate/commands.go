@@ -27,7 +27,7 @@ func subcommands() []subcommand {
 	return []subcommand{
 		{"run", "FILE|NAME [-seed N] [-out DIR] [-trace]", "run a scenario once, print its summary, and write its results",
 			"  simulate run lossy-wan -seed 7\n  simulate run my-design.yaml -out results/ -trace\n", cmdRun},
-		{"check", "FILE...|all [-seeds N]", "run scenarios over many seeds and report their expectations",
+		{"check", "FILE...|all [-seeds N] [-workers N]", "run scenarios over many seeds and report their expectations",
 			"  simulate check all -seeds 5\n  simulate check my-design.yaml -seeds 100\n", cmdCheck},
 		{"sweep", "FILE|NAME -set key=v1,v2,... [-set ...] [-seeds N] [-out DIR] [-workers N]",
 			"run a grid of one or two parameters over many seeds", "  simulate sweep activation-burst -set procedures.0.top=1,2,5,10 -seeds 10\n", cmdSweep},
@@ -168,7 +168,7 @@ func runScenario(arg string, seed uint64, out string, trace bool, stdout, stderr
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
 		return 2
 	}
-	replay := fmt.Sprintf("go run ./cmd/simulate run %s -seed %d", arg, seed)
+	replay := fmt.Sprintf("go run ./cmd/simulate run %s -seed %d", quoteArg(arg), seed)
 	if out != "" {
 		replay += " -out " + out
 	}
@@ -177,6 +177,10 @@ func runScenario(arg string, seed uint64, out string, trace bool, stdout, stderr
 	}
 	fmt.Fprintf(stdout, "seed: %d\nreplay: %s\n", seed, replay)
 	cfg := f.Config
+	if trace && out == "" {
+		fmt.Fprintln(stderr, "simulate run: -trace writes trace.jsonl into the -out directory: give -out too")
+		return 2
+	}
 	if trace || out != "" {
 		cfg.Trace = true // the conversations table and trace.jsonl come from the trace
 	}

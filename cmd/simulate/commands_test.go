@@ -60,6 +60,31 @@ func TestCheckPassesTheLibraryAndNamesFailingSeeds(t *testing.T) {
 	code, out, _ := runCommand("check", "poison-message", "single-conversation-activation", "-seeds", "2")
 	assert.Equal(t, 0, code, out)
 	assert.Contains(t, out, "PASS  poison-message (2 seeds)")
+	assert.Contains(t, out, "PASS  single-conversation-activation (2 seeds)")
+
+	data, err := scenarios.LibraryFile("single-conversation-activation")
+	require.NoError(t, err)
+	text := strings.Replace(string(data), "activated_tasks.peak, queue: WorkQueue, equals: 2", "activated_tasks.peak, queue: WorkQueue, equals: 3", 1)
+	file := filepath.Join(t.TempDir(), "changed.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(text), 0o644))
+	code, out, _ = runCommand("check", file, "-seeds", "2")
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, out, "FAIL  "+file+" (2 of 2 seeds)")
+	assert.Contains(t, out, "seed 1: FAILED: activated_tasks.peak")
+	assert.Contains(t, out, "replay one: go run ./cmd/simulate run "+file+" -seed 1")
+}
+
+func TestRunSaysWhenNoInvariantWasChecked(t *testing.T) {
+	data, err := scenarios.LibraryFile("poison-message")
+	require.NoError(t, err)
+	text := strings.Replace(string(data), "check_invariants: on", "check_invariants: off", 1)
+	text = strings.Replace(text, "  - {invariants: hold}\n", "", 1)
+	file := filepath.Join(t.TempDir(), "unchecked.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(text), 0o644))
+	code, out, errOut := runCommand("run", file, "-seed", "1")
+	require.Equal(t, 0, code, "%s%s", out, errOut)
+	assert.Contains(t, out, "verdict: no invariant was checked")
+	assert.NotContains(t, out, "every invariant held")
 }
 
 func TestSweepOutputDoesNotDependOnTheNumberOfWorkers(t *testing.T) {

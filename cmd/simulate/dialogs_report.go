@@ -203,6 +203,11 @@ func printInvariantVerdicts(w io.Writer, res *scenarios.Result, replay string) b
 		{"INV-12", "once the faults healed, everything sent was delivered and the transmission queues are empty"},
 	}
 	v := res.Violation
+	if !res.InvariantsChecked {
+		fmt.Fprintln(w, "  not checked: the scenario turns check_invariants off")
+		fmt.Fprintln(w, "verdict: no invariant was checked")
+		return true
+	}
 	for _, r := range rules {
 		verdict := "ok"
 		switch {

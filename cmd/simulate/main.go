@@ -113,7 +113,8 @@ func parseArgs(args []string, stdout, stderr io.Writer) (o options, code int, do
 		printUsage(stderr, fs)
 		return o, 2, true
 	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "unexpected argument %q: simulate takes flags only\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "unexpected argument %q: the subcommands are run, check, sweep, list, validate and plot,\n"+
+			"and they come first (simulate run NAME -seed 1)\n", fs.Arg(0))
 		printUsage(stderr, fs)
 		return o, 2, true
 	case o.duration < minDuration || o.duration > maxDuration:

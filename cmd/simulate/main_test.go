@@ -236,7 +236,7 @@ func TestDefaultScenarioSameSeedSameBytes(t *testing.T) {
 }
 
 func TestAViolationIsPrintedWithTheReplayLine(t *testing.T) {
-	res := &scenarios.Result{StopReason: sim.Drained, Violation: &invariant.Violation{Rule: "INV-1", At: time.Second,
+	res := &scenarios.Result{StopReason: sim.Drained, InvariantsChecked: true, Violation: &invariant.Violation{Rule: "INV-1", At: time.Second,
 		Conversation: 7, Message: "RECEIVE returned message 3, expected 2"}}
 	var out bytes.Buffer
 

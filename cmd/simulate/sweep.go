@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 	"gonum.org/v1/gonum/stat"
@@ -78,9 +79,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "simulate: %v\n", err)
 			return 2
 		}
-		f, err := scenarios.Load(name, data)
+		f, err := scenarios.Load(name+" with "+describePoint(sets, pt), data) // positions are in the rewritten text
 		if err != nil {
-			fmt.Fprintf(stderr, "simulate: with %s: %v\n", describePoint(sets, pt), err)
+			fmt.Fprintf(stderr, "simulate: %v\n", err)
 			return 2
 		}
 		for s := 1; s <= *seeds; s++ {
@@ -94,6 +95,15 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			fmt.Fprintf(stderr, "simulate: seed %d: %v\n", jobs[i].seed, err)
 			return 2
+		}
+	}
+	violated := 0
+	for i, res := range results {
+		if v := res.Violation; v != nil {
+			violated++
+			pt := points[i / *seeds]
+			fmt.Fprintf(stdout, "%s violated with %s, seed %d; replay it by setting those values in the file and running:\n"+
+				"  go run ./cmd/simulate run FILE -seed %d\n", v.Rule, describePoint(sets, pt), jobs[i].seed, jobs[i].seed)
 		}
 	}
 	dir := *out
@@ -119,6 +129,13 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, ", %s", f)
 	}
 	fmt.Fprintln(stdout)
+	if len(files) == 0 {
+		fmt.Fprintf(stdout, "no plots: the values of %s are not numbers or durations\n", sets[0].key)
+	}
+	if violated > 0 {
+		fmt.Fprintf(stdout, "%d runs broke an invariant\n", violated)
+		return 1
+	}
 	return 0
 }
 
@@ -266,11 +283,13 @@ func sweepRows(sets setFlags, points [][]int, seeds int, results []*scenarios.Re
 			}
 			add("all", "latency_p99_s", res.Latency.P99.Seconds())
 			add("all", "end_time_s", res.EndTime.Seconds())
-			ok := 1.0
-			if res.Violation != nil {
-				ok = 0
+			if res.InvariantsChecked {
+				ok := 1.0
+				if res.Violation != nil {
+					ok = 0
+				}
+				add("all", "invariants_hold", ok)
 			}
-			add("all", "invariants_hold", ok)
 			for _, l := range res.Levels {
 				subject := fmt.Sprintf("level %d", l.Level)
 				add(subject, "latency_p50_s", l.Latency.P50.Seconds())
@@ -326,9 +345,13 @@ func writeSweepCSV(path string, sets setFlags, rows []sweepRow) error {
 func sweepPlots(dir string, sets setFlags, points [][]int, rows []sweepRow) ([]string, error) {
 	xs := make([]float64, len(sets[0].values))
 	for i, v := range sets[0].values {
-		x, err := strconv.ParseFloat(strings.TrimSuffix(v, "s"), 64)
+		x, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
 		if err != nil {
-			return nil, nil // not numeric: sweep.csv only
+			d, derr := time.ParseDuration(v)
+			if derr != nil {
+				return nil, nil // not numeric: sweep.csv only
+			}
+			x = d.Seconds()
 		}
 		xs[i] = x
 	}
