@@ -287,7 +287,12 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	code = 0
 	for _, p := range pos {
 		if _, _, err := loadScenario(p); err != nil {
-			fmt.Fprintf(stdout, "%v\n", err)
+			var ferrs scenarios.FileErrors
+			if errors.As(err, &ferrs) {
+				fmt.Fprintf(stdout, "%v\n", err) // the report: file:line:column of every error
+			} else {
+				fmt.Fprintf(stdout, "%s: %v\n", p, err) // the file could not be read
+			}
 			code = 2
 			continue
 		}
