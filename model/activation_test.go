@@ -27,14 +27,12 @@ func activatedQueue(status bool, max int) Queue {
 	return Queue{Name: "LocalTargetQueue", Activation: Activation{Status: status, Procedure: readerProcedure, MaxQueueReaders: max}}
 }
 
-// actWorld is the transaction test world watching the monitor of LocalTargetQueue. Its
-// runUntil keeps what the evaluations ask for (Effects().Activations); input lets the
-// instant finish, since a monitor evaluates the ACT-3 events of an instant once its work
-// is done.
+// actWorld is the transaction test world watching the monitor of LocalTargetQueue; input
+// lets the instant finish, since a monitor evaluates the ACT-3 events of an instant once
+// its work is done.
 type actWorld struct {
 	*txWorld
-	q           QueueID
-	activations []ActivationStart
+	q QueueID
 }
 
 func newActWorld(t *testing.T, queues ...Queue) *actWorld {
@@ -44,28 +42,6 @@ func newActWorld(t *testing.T, queues ...Queue) *actWorld {
 func newActWorldOf(t *testing.T, instances []Instance) *actWorld {
 	w := &txWorld{world: newWorldOf(t, Config{}, instances), labels: map[ConversationHandle]string{}}
 	return &actWorld{txWorld: w, q: w.queue("LocalTargetQueue")}
-}
-
-// runUntil is txWorld.runUntil keeping the tasks the brokers start.
-func (w *actWorld) runUntil(until time.Duration) {
-	for len(w.pending) > 0 && w.pending[0].at <= until {
-		p := w.pending[0]
-		if p.act != nil {
-			w.step()
-			continue
-		}
-		w.pending = slices.Delete(w.pending, 0, 1)
-		w.now = p.at
-		w.events++
-		if p.packet != nil {
-			w.brokers[p.to].PacketArrived(w.now, p.packet, p.corrupt)
-		} else {
-			w.brokers[p.to].TimerFired(w.now, *p.timer)
-		}
-		w.activations = append(w.activations, w.brokers[p.to].Effects().Activations...)
-		w.apply(p.to)
-	}
-	w.now = max(w.now, until)
 }
 
 // instant processes what is still due now: the evaluations of the instant's ACT-3 events.
@@ -118,7 +94,6 @@ func (w *actWorld) input(f func()) []ActivationStart { return w.inputOn(instA, f
 func (w *actWorld) inputOn(i InstanceID, f func()) []ActivationStart {
 	n := len(w.activations)
 	f()
-	w.activations = append(w.activations, w.brokers[i].Effects().Activations...)
 	w.apply(i)
 	w.instant()
 	return slices.Clone(w.activations[n:])

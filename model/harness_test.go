@@ -105,27 +105,18 @@ type world struct {
 	sent            []sentPacket
 	trace           []TraceRecord
 	ready           []QueueID
-	events          int
+	// What the brokers reported that a test may look at: statements that completed after
+	// waiting, queues poison detection turned OFF, activated tasks to start.
+	completed   []Completion
+	disabled    []QueueID
+	activations []ActivationStart
+	events      int
 }
 
 // newWorld builds one broker per instance of the test catalog, with tracing on.
 func newWorld(t *testing.T, cfg Config) *world {
 	t.Helper()
-	cat, err := Compile(testInstances())
-	require.NoError(t, err)
-	w := &world{t: t, cat: cat, counts: map[[2]InstanceID]int{}}
-	for i := range cat.Instances {
-		b, err := NewBroker(cat, InstanceID(i), cfg)
-		require.NoError(t, err)
-		b.SetTracing(true)
-		w.brokers = append(w.brokers, b)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("trace:\n%s", strings.Join(w.traceLines(), "\n"))
-		}
-	})
-	return w
+	return newWorldOf(t, cfg, testInstances())
 }
 
 // push inserts p after everything due at or before its time.
@@ -162,6 +153,9 @@ func (w *world) drain(i InstanceID) {
 	}
 	w.trace = append(w.trace, e.Trace...)
 	w.ready = append(w.ready, e.Ready...)
+	w.completed = append(w.completed, e.Completed...)
+	w.disabled = append(w.disabled, e.QueueDisabled...)
+	w.activations = append(w.activations, e.Activations...)
 	b.Advance()
 }
 

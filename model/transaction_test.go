@@ -42,13 +42,9 @@ func txInstances(queues ...Queue) []Instance {
 	return in
 }
 
-// txWorld is the test world with what drain does not keep: the statements that completed
-// after waiting (Effects.Completed) and the queues poison detection turned OFF
-// (Effects.QueueDisabled), of every instance. Its methods apply the effects themselves.
+// txWorld is the test world with sessions and labelled conversations.
 type txWorld struct {
 	*world
-	completed []Completion
-	disabled  []QueueID
 	// labels name conversations, both handles, in w.rows.
 	labels map[ConversationHandle]string
 }
@@ -57,34 +53,8 @@ func newTxWorld(t *testing.T, queues ...Queue) *txWorld {
 	return &txWorld{world: newWorldOf(t, Config{}, txInstances(queues...)), labels: map[ConversationHandle]string{}}
 }
 
-// apply keeps instance i's completions and disabled queues, then drains its effects.
-func (w *txWorld) apply(i InstanceID) {
-	e := w.brokers[i].Effects()
-	w.completed = append(w.completed, e.Completed...)
-	w.disabled = append(w.disabled, e.QueueDisabled...)
-	w.drain(i)
-}
-
-// runUntil is world.runUntil keeping completions and disabled queues.
-func (w *txWorld) runUntil(until time.Duration) {
-	for len(w.pending) > 0 && w.pending[0].at <= until {
-		p := w.pending[0]
-		if p.act != nil {
-			w.step()
-			continue
-		}
-		w.pending = slices.Delete(w.pending, 0, 1)
-		w.now = p.at
-		w.events++
-		if p.packet != nil {
-			w.brokers[p.to].PacketArrived(w.now, p.packet, p.corrupt)
-		} else {
-			w.brokers[p.to].TimerFired(w.now, *p.timer)
-		}
-		w.apply(p.to)
-	}
-	w.now = max(w.now, until)
-}
+// apply drains instance i's effects; the world keeps its completions and disabled queues.
+func (w *txWorld) apply(i InstanceID) { w.drain(i) }
 
 // completion returns the completion of transaction id, when one was reported since the
 // last takeCompleted.
