@@ -411,18 +411,9 @@ type QueueMonitor struct {
 func (b *Broker) QueueMonitors() []QueueMonitor {
 	rows := make([]QueueMonitor, 0, len(b.monitors))
 	for _, m := range b.monitors {
-		if !m.activation.Status && len(m.notifications) == 0 {
-			continue // ACT-1: no monitor without ACTIVATION STATUS = ON or an event notification
+		if r, ok := b.monitorRow(m); ok {
+			rows = append(rows, r)
 		}
-		r := QueueMonitor{Queue: m.q.id, State: m.state, LastEmptyRowsetTime: -1, LastActivatedTime: -1,
-			TasksWaiting: b.tasksWaiting(m.q), Running: m.running(), Failed: m.failed, Started: m.started, NotifiesSent: m.sent}
-		if m.emptySeen {
-			r.LastEmptyRowsetTime = m.lastEmpty
-		}
-		if m.started > 0 || m.sent > 0 {
-			r.LastActivatedTime = m.lastActivated
-		}
-		rows = append(rows, r)
 	}
 	slices.SortFunc(rows, func(x, y QueueMonitor) int { return cmp.Compare(x.Queue, y.Queue) })
 	return rows
@@ -430,12 +421,28 @@ func (b *Broker) QueueMonitors() []QueueMonitor {
 
 // QueueMonitor returns the monitor row of one queue, when it has a monitor.
 func (b *Broker) QueueMonitor(queue QueueID) (QueueMonitor, bool) {
-	for _, r := range b.QueueMonitors() {
-		if r.Queue == queue {
-			return r, true
-		}
+	q, err := b.localQueue(queue)
+	if err != nil || q.monitor == nil {
+		return QueueMonitor{}, false
 	}
-	return QueueMonitor{}, false
+	return b.monitorRow(q.monitor)
+}
+
+// monitorRow is m's row of sys.dm_broker_queue_monitors; there is none without ACTIVATION
+// STATUS = ON or an event notification (ACT-1).
+func (b *Broker) monitorRow(m *monitor) (QueueMonitor, bool) {
+	if !m.activation.Status && len(m.notifications) == 0 {
+		return QueueMonitor{}, false
+	}
+	r := QueueMonitor{Queue: m.q.id, State: m.state, LastEmptyRowsetTime: -1, LastActivatedTime: -1,
+		TasksWaiting: b.tasksWaiting(m.q), Running: m.running(), Failed: m.failed, Started: m.started, NotifiesSent: m.sent}
+	if m.emptySeen {
+		r.LastEmptyRowsetTime = m.lastEmpty
+	}
+	if m.started > 0 || m.sent > 0 {
+		r.LastActivatedTime = m.lastActivated
+	}
+	return r, true
 }
 
 // ActivatedTask is a row of sys.dm_broker_activated_tasks.

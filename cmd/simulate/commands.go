@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -109,15 +108,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string, stdout io.Writer) (pos []
 // loadScenario loads FILE (a path, or anything ending in .yaml) or the library scenario NAME,
 // and returns it with the hash of its text.
 func loadScenario(arg string) (*scenarios.File, string, error) {
-	var data []byte
-	var err error
-	name := arg
-	if strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml") || strings.ContainsRune(arg, os.PathSeparator) {
-		data, err = os.ReadFile(arg)
-	} else {
-		data, err = scenarios.LibraryFile(arg)
-		name = arg + ".yaml"
-	}
+	data, name, err := scenarioText(arg)
 	if err != nil {
 		return nil, "", err
 	}
