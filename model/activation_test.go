@@ -342,7 +342,8 @@ func TestACT4b_SessionsStillWaitingCountWhileOthersWake(t *testing.T) {
 	assert.Len(t, w.starts(), 2)
 }
 
-// Reference: spec G-3 and ACT-4(b): a RECEIVE without WHERE (or GET CONVERSATION GROUP) that
+// Reference: spec ACT-2, G-3 and ACT-4(b): the monitor tracks when a RECEIVE last returned
+// nothing (last_empty_rowset_time); a RECEIVE without WHERE (or GET CONVERSATION GROUP) that
 // returns nothing, at once or when its WAITFOR runs out, keeps activation off for
 // EmptyReceiveWindow (5 s), and not longer; a RECEIVE with WHERE that returns nothing does
 // not count.

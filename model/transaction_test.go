@@ -298,7 +298,7 @@ func groups(msgs []ReceivedMessage) []ConversationGroupID {
 	return out
 }
 
-// Reference: spec TXN-1 and G-31: a SEND in a transaction leaves nothing in the transmission
+// Reference: spec TXN-1, TXN-6 and G-31: a SEND in a transaction leaves nothing in the transmission
 // queue and sends nothing until COMMIT, which gives it its sequence number; a rollback
 // leaves nothing behind, and the next SEND takes the sequence number the rolled-back one
 // would have had (no gap, INV-1).
@@ -499,7 +499,8 @@ func TestTXN3_SavepointRollbackKeepsTheGroupLock(t *testing.T) {
 	s2.commit()
 }
 
-// Reference: spec LOCK-3, LOCK-6 and LOCK-7: a RECEIVE's group lock lasts until its
+// Reference: spec LOCK-1, LOCK-3, LOCK-6 and LOCK-7: a RECEIVE's group lock, exclusive on the
+// group's messages, lasts until its
 // transaction ends, not until the statement ends: meanwhile another transaction's RECEIVE
 // skips the group, and GET CONVERSATION GROUP finds nothing.
 func TestLOCK3_LocksLastUntilTheTransactionEnds(t *testing.T) {
@@ -576,6 +577,35 @@ func TestLOCK4_TheSidesOfADialogLockApart(t *testing.T) {
 	assert.Empty(t, w.records(instA, TraceLockWait), "nothing waited")
 }
 
+// Reference: spec LOCK-12: a transaction that uses only the identifiers Service Broker gave
+// it in the same transaction never waits for a group lock, even while other transactions
+// want the same group: RECEIVE returns a conversation, and SEND, BEGIN CONVERSATION TIMER
+// and END CONVERSATION on that handle, and RECEIVE WHERE its group, go on at once.
+func TestLOCK12_IdentifiersFromTheTransactionNeverWait(t *testing.T) {
+	w := newTxWorld(t)
+	_, target := w.local("d", "Initiator", 3)
+	s1 := w.beginTx()
+	rows, err := s1.receive("LocalTargetQueue", ReceiveOptions{Top: 1})
+	require.NoError(t, err)
+	require.Len(t, rows, 1)
+	h, g := rows[0].ConversationHandle, rows[0].ConversationGroupID
+	require.Equal(t, target, h)
+
+	s2 := w.beginTx()
+	require.ErrorIs(t, s2.send(h, "Reply"), ErrWaiting, "another transaction waits for the group")
+
+	require.NoError(t, s1.send(h, "Reply"))
+	require.NoError(t, s1.timer(h, time.Minute))
+	more, err := s1.receive("LocalTargetQueue", ReceiveOptions{Group: g})
+	require.NoError(t, err)
+	assert.Len(t, more, 2)
+	require.NoError(t, s1.end(h, EndOptions{}))
+	assert.False(t, s1.tx.Waiting())
+	s1.commit()
+	assert.Equal(t, []TxID{s2.id()}, w.takeCompleted(), "the other gets the group once s1 ends")
+	s2.rollback()
+}
+
 // Reference: spec LOCK-5: enqueueing takes no lock: messages arriving for a locked group join
 // it, the holder's next RECEIVE gets them (a RECEIVE WAITFOR of the holder wakes for them),
 // and other transactions do not.
@@ -609,7 +639,7 @@ func TestLOCK5_ArrivalsJoinALockedGroup(t *testing.T) {
 	s2.rollback()
 }
 
-// Reference: spec LOCK-9, LOCK-10, LOCK-11 and QUE-4: SEND, END CONVERSATION, BEGIN
+// Reference: spec LOCK-2, LOCK-9, LOCK-10, LOCK-11 and QUE-4: SEND, END CONVERSATION, BEGIN
 // CONVERSATION TIMER, BEGIN DIALOG with a related conversation or group, MOVE CONVERSATION
 // (both groups) and RECEIVE WHERE lock their groups until the transaction ends. With the
 // group free they go on at once; with it held by another transaction they wait (G-24) and

@@ -80,7 +80,8 @@ func genActivationSpec() gopter.Gen {
 	})
 }
 
-// TestActivationRulesHold is the activation property: over random arrival patterns, group
+// TestActivationRulesHold is the activation property (each task runs its procedure in a
+// session and transactions of its own, TXN-4): over random arrival patterns, group
 // layouts, reader speeds, rollback rates, MAX_QUEUE_READERS and link faults, with queues
 // read only by activated (or externally activated) readers, the online checkers find no
 // violation of INV-8 (never more than MAX_QUEUE_READERS tasks), INV-9 (one notification
