@@ -1,0 +1,82 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sbsim/sbsim/scenarios"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite testdata/golden-seed1.sha256 from this run")
+
+// goldenFile holds the SHA-256 of every file `simulate run NAME -seed 1 -out DIR` writes for
+// each library scenario (and trace.jsonl of lossy-wan with -trace), one "hash  name/file" line
+// each. It guards refactorings: moving code must not change a single byte of what a run
+// leaves. Regenerate it with `go test ./cmd/simulate -run TestOutputsOfEveryLibraryScenarioAreUnchanged -update`
+// and explain every changed line in the commit.
+const goldenFile = "testdata/golden-seed1.sha256"
+
+func TestOutputsOfEveryLibraryScenarioAreUnchanged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every library scenario")
+	}
+	root := t.TempDir()
+	names := libraryNamesForGolden(t)
+	var lines []string
+	for _, name := range names {
+		args := []string{"run", name, "-seed", "1", "-out", filepath.Join(root, name)}
+		if name == "lossy-wan" {
+			args = append(args, "-trace")
+		}
+		code, _, stderr := runCommand(args...)
+		require.Equal(t, 0, code, "simulate %v: %s", args, stderr)
+	}
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(data)
+		rel, _ := filepath.Rel(root, path)
+		lines = append(lines, fmt.Sprintf("%s  %s", hex.EncodeToString(sum[:]), filepath.ToSlash(rel)))
+		return nil
+	})
+	require.NoError(t, err)
+	slices.SortFunc(lines, func(a, b string) int { return strings.Compare(a[66:], b[66:]) })
+	got := strings.Join(lines, "\n") + "\n"
+	path := filepath.Join(testdataDir(t), goldenFile)
+	if *updateGolden {
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "no golden hashes: run with -update")
+	assert.Equal(t, string(want), got, "a library scenario's results changed for seed 1; if on purpose, run with -update and explain each line")
+}
+
+// sourceDir is the package's directory: TestMain moves the tests into a directory of their own.
+var sourceDir, _ = os.Getwd()
+
+func testdataDir(t *testing.T) string {
+	t.Helper()
+	require.NotEmpty(t, sourceDir)
+	return sourceDir
+}
+
+func libraryNamesForGolden(t *testing.T) []string {
+	t.Helper()
+	return scenarios.LibraryNames()
+}
