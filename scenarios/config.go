@@ -333,6 +333,13 @@ func orDefault(s, def string) string {
 // ErrUnknownQueue is returned for a queue name that names no queue, or several.
 var ErrUnknownQueue = errors.New("unknown queue")
 
+// FindQueue resolves a queue selector, "instance/database/queue" or a queue name unique in
+// the world, in the catalog.
+func FindQueue(cat *model.Catalog, name string) (model.QueueID, error) { return findQueue(cat, name) }
+
+// MaxSessions is the most sessions a reader program may run.
+const MaxSessions = maxSessions
+
 // findQueue resolves "instance/database/queue", or a queue name unique in the world.
 func findQueue(cat *model.Catalog, name string) (model.QueueID, error) {
 	found := model.QueueID(-1)

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sbsim/sbsim/model"
+	"github.com/sbsim/sbsim/net/faulty"
+	"github.com/sbsim/sbsim/sim"
 )
 
 // saturation runs all ten levels offering together load times what a 2 Mbit/s link
@@ -89,4 +91,77 @@ func TestG11_StarvationBoundUnderASustainedFlood(t *testing.T) {
 	unaged, _ := maxWait(false)
 	assert.Greater(t, unaged, 150*time.Second, "without aging level 1 waits for the flood to end")
 	t.Logf("longest level-1 wait: %v with aging, %v without; level 10: %v", one, unaged, ten)
+}
+
+// floodConfig is a world of two instances, Headquarters and Branch, over a lossy link of
+// the given bandwidth, where one initiating service per level sends 4 KB orders to one
+// target service: every level offers the same load, and together they offer load times
+// what the link carries. Broker priorities give each initiating service its level, and
+// Headquarters honours them (PRI-12).
+func floodConfig(name string, levels []model.PriorityLevel, bandwidth int64, load float64, arrivals time.Duration) Config {
+	const messageBytes, messages = 4096, 10
+	contract := model.Contract{Name: "//sbsim/Order", Messages: []model.ContractMessage{
+		{MessageType: "//sbsim/OrderRequest", SentBy: model.SentByInitiator}}}
+	types := []model.MessageType{{Name: "//sbsim/OrderRequest"}}
+	hq := model.Database{Name: "Orders", MessageTypes: types, Contracts: []model.Contract{contract},
+		Queues: []model.Queue{{Name: "ReplyQueue"}}, HonorBrokerPriority: true}
+	// Each level's dialogs arrive at a rate that makes its share of the offered load.
+	perLevel := load * float64(bandwidth) / float64(len(levels))
+	interarrival := time.Duration(float64(time.Second) * messageBytes * messages / perLevel)
+	var workloads []Workload
+	for _, l := range levels {
+		svc := fmt.Sprintf("Level%02dService", l)
+		hq.Services = append(hq.Services, model.Service{Name: svc, Queue: "ReplyQueue"})
+		hq.Priorities = append(hq.Priorities, model.BrokerPriority{Name: "level" + svc, LocalService: svc, Level: l})
+		workloads = append(workloads, Workload{Name: fmt.Sprintf("level %d", l), From: svc, To: "WarehouseService",
+			Contract: contract.Name, MessageType: "//sbsim/OrderRequest", Dialogs: int(arrivals / interarrival),
+			Interarrival: sim.ExponentialMean(interarrival), Messages: messages,
+			MessageGap: sim.ExponentialMean(20 * time.Millisecond), Size: FixedSize(messageBytes)})
+	}
+	link := faulty.Config{LatencyFixed: 40 * time.Millisecond, LatencyJitter: sim.ExponentialMean(5 * time.Millisecond),
+		Bandwidth: bandwidth, LossProbability: 0.02, DuplicateProbability: 0.01}
+	return Config{
+		Name: name,
+		Instances: []model.Instance{
+			{Name: "Headquarters", Databases: []model.Database{hq}},
+			{Name: "Branch", Databases: []model.Database{{Name: "Warehouse", MessageTypes: types,
+				Contracts: []model.Contract{contract}, Queues: []model.Queue{{Name: "WarehouseQueue"}},
+				Services: []model.Service{{Name: "WarehouseService", Queue: "WarehouseQueue", Contracts: []string{contract.Name}}}}}},
+		},
+		Links:           []Link{{A: "Headquarters", B: "Branch", PairConfig: faulty.PairConfig{AToB: link, BToA: link}}},
+		Workloads:       workloads,
+		MaxTime:         24 * time.Hour,
+		MaxEvents:       20_000_000,
+		CheckInvariants: true,
+	}
+}
+
+// Reference: spec PRI-11 and PRI-16 on a priority flood (levels 10, 5 and 1 overloading a
+// lossy 2 Mbit/s link by a fifth for a minute, as the library's priority-flood does): latency and time in
+// the transmission queue are ordered by level, and the transmission queue's wait is part of
+// the latency.
+func TestPriorityFloodOrdersLatencyByLevel(t *testing.T) {
+	cfg := floodConfig("priority-flood", []model.PriorityLevel{10, 5, 1}, 250_000, 1.2, time.Minute)
+	for seed := uint64(1); seed <= 2; seed++ {
+		res, err := Run(cfg, seed)
+		require.NoError(t, err)
+		require.Nil(t, res.Violation)
+		require.Len(t, res.Levels, 3)
+		ten, five, one := res.Levels[0], res.Levels[1], res.Levels[2]
+		require.Equal(t, []int{10, 5, 1}, []int{ten.Level, five.Level, one.Level})
+		assert.Less(t, ten.Latency.P50, five.Latency.P50, "seed %d", seed)
+		assert.Less(t, five.Latency.P50, one.Latency.P50, "seed %d", seed)
+		assert.Less(t, ten.TransmissionQueueWait.Mean, five.TransmissionQueueWait.Mean, "seed %d", seed)
+		assert.Less(t, five.TransmissionQueueWait.Mean, one.TransmissionQueueWait.Mean, "seed %d", seed)
+		for _, l := range res.Levels {
+			assert.LessOrEqual(t, l.TransmissionQueueWait.Mean, l.Latency.Mean, "level %d seed %d", l.Level, seed)
+			assert.Equal(t, int64(1460), l.Messages, "every message arrives, level %d seed %d", l.Level, seed)
+			// G-11's starvation bound: a message waits in the transmission queue at most the
+			// aging it needs to reach level 10, plus what level 10 itself waits at most
+			// (once raised, it takes its turn with level 10), plus one retry back-off for a
+			// message whose block was lost and had to age again from its retry.
+			bound := time.Duration(10-l.Level)*10*time.Second + ten.TransmissionQueueWait.Max + 4*time.Second
+			assert.LessOrEqual(t, l.TransmissionQueueWait.Max, bound, "level %d seed %d", l.Level, seed)
+		}
+	}
 }

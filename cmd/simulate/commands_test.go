@@ -9,13 +9,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sbsim/sbsim/scenarios"
+	"github.com/sbsim/sbsim/scenarios/file"
 )
 
 func TestListShowsEveryLibraryScenarioWithItsQuestion(t *testing.T) {
 	code, out, _ := runCommand("list")
 	require.Equal(t, 0, code)
-	for _, name := range scenarios.LibraryNames() {
+	for _, name := range file.LibraryNames() {
 		assert.Contains(t, out, name+"\n    ")
 	}
 }
@@ -45,15 +45,15 @@ func TestRunWritesTheSameFilesForTheSameSeed(t *testing.T) {
 }
 
 func TestRunFailsWithTheReplayLineWhenAnExpectationDoesNotHold(t *testing.T) {
-	data, err := scenarios.LibraryFile("single-conversation-activation")
+	data, err := file.LibraryText("single-conversation-activation")
 	require.NoError(t, err)
 	text := strings.Replace(string(data), "activated_tasks.peak, queue: WorkQueue, equals: 2", "activated_tasks.peak, queue: WorkQueue, equals: 3", 1)
-	file := filepath.Join(t.TempDir(), "changed.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(text), 0o644))
-	code, out, _ := runCommand("run", file, "-seed", "1")
+	path := filepath.Join(t.TempDir(), "changed.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	code, out, _ := runCommand("run", path, "-seed", "1")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, out, "FAILED: activated_tasks.peak")
-	assert.Contains(t, out, "replay: go run ./cmd/simulate run "+file+" -seed 1")
+	assert.Contains(t, out, "replay: go run ./cmd/simulate run "+path+" -seed 1")
 }
 
 func TestCheckPassesTheLibraryAndNamesFailingSeeds(t *testing.T) {
@@ -62,26 +62,26 @@ func TestCheckPassesTheLibraryAndNamesFailingSeeds(t *testing.T) {
 	assert.Contains(t, out, "PASS  poison-message (2 seeds)")
 	assert.Contains(t, out, "PASS  single-conversation-activation (2 seeds)")
 
-	data, err := scenarios.LibraryFile("single-conversation-activation")
+	data, err := file.LibraryText("single-conversation-activation")
 	require.NoError(t, err)
 	text := strings.Replace(string(data), "activated_tasks.peak, queue: WorkQueue, equals: 2", "activated_tasks.peak, queue: WorkQueue, equals: 3", 1)
-	file := filepath.Join(t.TempDir(), "changed.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(text), 0o644))
-	code, out, _ = runCommand("check", file, "-seeds", "2")
+	path := filepath.Join(t.TempDir(), "changed.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	code, out, _ = runCommand("check", path, "-seeds", "2")
 	assert.Equal(t, 1, code, out)
-	assert.Contains(t, out, "FAIL  "+file+" (2 of 2 seeds)")
+	assert.Contains(t, out, "FAIL  "+path+" (2 of 2 seeds)")
 	assert.Contains(t, out, "seed 1: FAILED: activated_tasks.peak")
-	assert.Contains(t, out, "replay one: go run ./cmd/simulate run "+file+" -seed 1")
+	assert.Contains(t, out, "replay one: go run ./cmd/simulate run "+path+" -seed 1")
 }
 
 func TestRunSaysWhenNoInvariantWasChecked(t *testing.T) {
-	data, err := scenarios.LibraryFile("poison-message")
+	data, err := file.LibraryText("poison-message")
 	require.NoError(t, err)
 	text := strings.Replace(string(data), "check_invariants: on", "check_invariants: off", 1)
 	text = strings.Replace(text, "  - {invariants: hold}\n", "", 1)
-	file := filepath.Join(t.TempDir(), "unchecked.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(text), 0o644))
-	code, out, errOut := runCommand("run", file, "-seed", "1")
+	path := filepath.Join(t.TempDir(), "unchecked.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	code, out, errOut := runCommand("run", path, "-seed", "1")
 	require.Equal(t, 0, code, "%s%s", out, errOut)
 	assert.Contains(t, out, "verdict: no invariant was checked")
 	assert.NotContains(t, out, "every invariant held")
@@ -99,7 +99,7 @@ func TestSweepOutputDoesNotDependOnTheNumberOfWorkers(t *testing.T) {
 		csvs = append(csvs, b)
 	}
 	assert.Equal(t, csvs[0], csvs[1])
-	assert.Contains(t, string(csvs[0]), "readers.0.rollback_rate,seed,subject,metric,value")
+	assert.Contains(t, string(csvs[0]), "readers.0.rollback_rate,seed,subject,metric,unit,value")
 }
 
 func TestSubcommandHelpHasExamples(t *testing.T) {

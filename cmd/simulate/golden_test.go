@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sbsim/sbsim/scenarios"
+	"github.com/sbsim/sbsim/scenarios/file"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite testdata/golden-seed1.sha256 from this run")
@@ -78,5 +78,5 @@ func testdataDir(t *testing.T) string {
 
 func libraryNamesForGolden(t *testing.T) []string {
 	t.Helper()
-	return scenarios.LibraryNames()
+	return file.LibraryNames()
 }

@@ -11,9 +11,11 @@
 // ACT-4 (a task starts, or a notification goes, only when activation is necessary), G-4 (no
 // second start while the monitor is NOTIFIED), G-32 (the monitor's count of running tasks),
 // INV-10 (a rollback returns every row it received), PRI-15 (no fragment leaves below the
-// best effective level waiting for the same destination) and, at the end of a run whose
-// faults healed, INV-12 (everything sent was delivered and the transmission queues are
-// empty).
+// best effective level waiting for the same destination), PROTO-2 (each message sent gets
+// the next sequence number of its dialog direction) and, at the end of a run whose faults
+// healed, INV-12 (everything sent was delivered and the transmission queues are empty).
+// Rules lists them, with what each asserts: the text report and summary.json print that
+// list.
 //
 // A Checker sees the records of every broker of a world in the order they happened. It
 // keeps the recent records of each conversation, of each live transaction and of each queue

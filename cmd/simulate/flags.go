@@ -1,0 +1,128 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/sbsim/sbsim/scenarios/file"
+)
+
+// newSubFlags returns the flag set of a subcommand with its help.
+func newSubFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("simulate "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	for _, c := range subcommands() {
+		if c.name == name {
+			fs.Usage = func() {
+				fmt.Fprintf(fs.Output(), "Usage: simulate %s %s\n\n%s.\n\nFlags:\n", c.name, c.args, strings.ToUpper(c.what[:1])+c.what[1:])
+				fs.PrintDefaults()
+				fmt.Fprintf(fs.Output(), "\nExamples:\n%s", c.examples)
+			}
+		}
+	}
+	return fs
+}
+
+// parseInterleaved parses flags that may come before or after the positional arguments,
+// as `simulate run FILE -seed 3` expects. It returns the positional arguments, or a code
+// to exit with.
+func parseInterleaved(fs *flag.FlagSet, args []string, stdout io.Writer) (pos []string, code int, done bool) {
+	usage := fs.Usage
+	fs.Usage = func() {} // printed once below, to stdout for -h and to stderr after an error
+	defer func() { fs.Usage = usage }()
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(stdout)
+				usage()
+				return nil, 0, true
+			}
+			usage()
+			return nil, 2, true
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, 0, false
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// overrideFlags collects repeated -set key=value flags.
+type overrideFlags []file.Override
+
+func (o *overrideFlags) String() string { return fmt.Sprint(*o) }
+
+func (o *overrideFlags) Set(v string) error {
+	ov, err := file.ParseOverride(v)
+	if err != nil {
+		return err
+	}
+	*o = append(*o, ov)
+	return nil
+}
+
+// setUsage explains -set for run and check.
+const setUsage = "`key=value`: set a key of the scenario, a dotted path of its keys such as\n" +
+	"broker.retry_interval_min or workloads.orders.dialogs (a list's item by index or by name); repeatable"
+
+// open loads the scenario an argument names, with the overrides.
+func open(arg string, overrides []file.Override) (*file.Scenario, error) {
+	s, err := file.Open(arg)
+	if err != nil {
+		return nil, err
+	}
+	return s.With(overrides...)
+}
+
+// replay returns the command line that repeats a run of scenario arg with the flags.
+func replay(arg string, flags ...string) string {
+	parts := []string{"go run ./cmd/simulate run", quoteArg(arg)}
+	for _, f := range flags {
+		parts = append(parts, quoteArg(f))
+	}
+	return strings.Join(parts, " ")
+}
+
+// setArgs returns the -set flags that give the overrides.
+func setArgs(overrides []file.Override) []string {
+	var out []string
+	for _, o := range overrides {
+		out = append(out, "-set", o.String())
+	}
+	return out
+}
+
+// quoteArg quotes a command-line argument for a shell when it needs it.
+func quoteArg(a string) string {
+	if a == "" || strings.ContainsAny(a, " \t'\"$`\\{}[]*?;&|<>()#~") {
+		return strconv.Quote(a)
+	}
+	return a
+}
+
+// progress returns a progress bar on stderr when it is a terminal, else nothing.
+func progress(stderr io.Writer, total int, what string) (tick func(), finish func()) {
+	f, ok := stderr.(*os.File)
+	if !ok {
+		return nil, func() {}
+	}
+	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return nil, func() {}
+	}
+	bar := progressbar.NewOptions(total, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription(what),
+		progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
+	return func() { _ = bar.Add(1) }, func() { _ = bar.Finish() }
+}
+
+// workers is the default number of parallel runs: one single-threaded run per core.
+func workers() int { return runtime.GOMAXPROCS(0) }

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/sbsim/sbsim/scenarios/file"
+	"github.com/sbsim/sbsim/scenarios/results"
+)
+
+// cmdList is `simulate list`.
+func cmdList(args []string, stdout, stderr io.Writer) int {
+	fs := newSubFlags("list", stderr)
+	if _, code, done := parseInterleaved(fs, args, stdout); done {
+		return code
+	}
+	for _, name := range file.LibraryNames() {
+		s, err := file.Library(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "simulate: library scenario %s: %v\n", name, err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "%s\n    %s\n", name, s.Question)
+	}
+	return 0
+}
+
+// cmdValidate is `simulate validate`.
+func cmdValidate(args []string, stdout, stderr io.Writer) int {
+	fs := newSubFlags("validate", stderr)
+	pos, code, done := parseInterleaved(fs, args, stdout)
+	if done {
+		return code
+	}
+	if len(pos) == 0 {
+		fmt.Fprintln(stderr, "simulate validate: want one or more scenario files")
+		return 2
+	}
+	code = 0
+	for _, p := range pos {
+		if _, err := file.Open(p); err != nil {
+			var errs file.Errors
+			if errors.As(err, &errs) {
+				fmt.Fprintf(stdout, "%v\n", err) // the report: file:line:column of every error
+			} else {
+				fmt.Fprintf(stdout, "%s: %v\n", p, err) // the file could not be read
+			}
+			code = 2
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: ok\n", p)
+	}
+	return code
+}
+
+// cmdPlot is `simulate plot`.
+func cmdPlot(args []string, stdout, stderr io.Writer) int {
+	fs := newSubFlags("plot", stderr)
+	pos, code, done := parseInterleaved(fs, args, stdout)
+	if done {
+		return code
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "simulate plot: want the directory a run wrote (simulate run ... -out DIR)")
+		return 2
+	}
+	files, err := results.Replot(pos[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return 1
+	}
+	for _, f := range files {
+		fmt.Fprintln(stdout, f)
+	}
+	return 0
+}

@@ -1,0 +1,110 @@
+package batch
+
+import (
+	"fmt"
+	"iter"
+
+	"github.com/sbsim/sbsim/scenarios/file"
+)
+
+// Target is a scenario to check, by the name the caller gave it, on seeds 1 to Seeds.
+type Target struct {
+	Name     string
+	Scenario *file.Scenario
+	Seeds    int
+}
+
+// Seeds returns how many seeds a check of the scenario runs when not told: the file's own
+// seeds, else 10.
+func Seeds(s *file.Scenario) int {
+	if s.Seeds > 0 {
+		return s.Seeds
+	}
+	return 10
+}
+
+// SeedFailure is one seed on which a scenario failed, and why: the invariant violated,
+// the expectations that did not hold.
+type SeedFailure struct {
+	Seed    uint64
+	Reasons []string
+}
+
+// Verdict is a scenario's check: it passes when, on every seed, no invariant was violated
+// and every expectation held. Err is set when a run could not start (a config the
+// scenario's validation let through, which is a bug).
+type Verdict struct {
+	Name     string
+	Seeds    int
+	Failures []SeedFailure
+	Err      error
+}
+
+// OK reports whether the scenario passed on every seed.
+func (v Verdict) OK() bool { return v.Err == nil && len(v.Failures) == 0 }
+
+// Check runs each target on its seeds, on workers, and yields each target's verdict once
+// all its seeds ran, in the targets' order. Only the verdicts are kept, never the results.
+func Check(targets []Target, workers int, progress func()) iter.Seq[Verdict] {
+	return func(yield func(Verdict) bool) {
+		var jobs []Job
+		owner := []int{} // owner[j] is the target of job j
+		for t, tg := range targets {
+			for s := 1; s <= tg.Seeds; s++ {
+				jobs = append(jobs, Job{Config: tg.Scenario.Config, Seed: uint64(s)})
+				owner = append(owner, t)
+			}
+		}
+		t, v := 0, Verdict{}
+		begin := func() {
+			for t < len(targets) && targets[t].Seeds == 0 { // nothing to run: passes at once
+				if !yield(Verdict{Name: targets[t].Name}) {
+					t = len(targets) + 1
+					return
+				}
+				t++
+			}
+			if t < len(targets) {
+				v = Verdict{Name: targets[t].Name, Seeds: targets[t].Seeds}
+			}
+		}
+		begin()
+		seen := 0
+		for o := range Run(jobs, workers, progress) {
+			if t > len(targets) {
+				return
+			}
+			if o.Err != nil && v.Err == nil {
+				v.Err = fmt.Errorf("%s seed %d: %w", v.Name, o.Seed, o.Err)
+			}
+			if o.Result != nil {
+				if why := failures(targets[owner[o.Index]].Scenario, o); len(why) > 0 {
+					v.Failures = append(v.Failures, SeedFailure{Seed: o.Seed, Reasons: why})
+				}
+			}
+			seen++
+			if seen == targets[t].Seeds {
+				if !yield(v) {
+					return
+				}
+				t, seen = t+1, 0
+				begin()
+			}
+		}
+	}
+}
+
+// failures says why a run failed its scenario: the invariant violated, each expectation
+// that did not hold.
+func failures(s *file.Scenario, o Outcome) []string {
+	var why []string
+	if v := o.Result.Violation; v != nil {
+		why = append(why, v.Rule+" violated")
+	}
+	for _, e := range s.Check(o.Result) {
+		if !e.OK {
+			why = append(why, e.String())
+		}
+	}
+	return why
+}

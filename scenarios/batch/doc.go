@@ -1,0 +1,19 @@
+// Package batch runs many runs of scenarios: a check of scenarios over seeds, and a sweep
+// of a scenario over a grid of parameter values and seeds, on several workers.
+//
+// Each run is single-threaded and deterministic; the workers only run several at once.
+// Results come out as an iterator, in the order of the jobs whatever the number of workers
+// and whatever finishes first, so that what follows them does not depend on it. A result
+// is dropped as soon as it has been yielded and only a few runs ahead of the one awaited
+// are kept (twice the workers), so the memory of a batch does not grow with its number of
+// seeds: a check keeps each seed's verdict, a sweep each run's metrics
+// (scenarios.Measures), never the results themselves.
+//
+// Usage:
+//
+//	f, err := file.Library("priority-flood")
+//	...
+//	for v := range batch.Check([]batch.Target{{Name: "priority-flood", Scenario: f, Seeds: 100}}, runtime.GOMAXPROCS(0), nil) {
+//		if !v.OK() { /* v.Failures: the seeds that failed and why */ }
+//	}
+package batch

@@ -1,0 +1,150 @@
+package batch
+
+import (
+	"fmt"
+	"iter"
+	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/sbsim/sbsim/model/invariant"
+	"github.com/sbsim/sbsim/scenarios"
+	"github.com/sbsim/sbsim/scenarios/file"
+)
+
+// Param is one parameter of a sweep: a key of the scenario (file.Override) and the values
+// it takes.
+type Param struct {
+	Key    string
+	Values []string
+}
+
+// ParseParam reads key=v1,v2,....
+func ParseParam(s string) (Param, error) {
+	key, vals, ok := strings.Cut(s, "=")
+	if !ok || key == "" || vals == "" {
+		return Param{}, fmt.Errorf("want key=v1,v2,... (got %q)", s)
+	}
+	return Param{key, strings.Split(vals, ",")}, nil
+}
+
+// Point is one combination of the parameters' values: Values[k] for Params[k].
+type Point struct {
+	Values []string
+	// Scenario is the scenario with those values set.
+	Scenario *file.Scenario
+}
+
+// Overrides returns the point's values as overrides of the sweep's parameters.
+func (s *Sweep) Overrides(p Point) []file.Override {
+	out := make([]file.Override, len(p.Values))
+	for k, v := range p.Values {
+		out[k] = file.Override{Key: s.Params[k].Key, Value: v}
+	}
+	return out
+}
+
+// Describe writes a point as key=value, key=value.
+func (s *Sweep) Describe(p Point) string {
+	var parts []string
+	for _, o := range s.Overrides(p) {
+		parts = append(parts, o.String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Sweep is a scenario run for every combination of its parameters' values, the first
+// parameter varying slowest, each on seeds 1 to Seeds.
+type Sweep struct {
+	Scenario *file.Scenario
+	Params   []Param
+	Seeds    int
+	// Points are the combinations, built by NewSweep.
+	Points []Point
+}
+
+// NewSweep builds the sweep's points, each a scenario with its values set; a value that
+// does not make a valid scenario is an error that names it.
+func NewSweep(s *file.Scenario, params []Param, seeds int) (*Sweep, error) {
+	if len(params) == 0 {
+		return nil, fmt.Errorf("sweep: no parameter")
+	}
+	if seeds < 1 {
+		return nil, fmt.Errorf("sweep: %d seeds: want 1 or more", seeds)
+	}
+	sw := &Sweep{Scenario: s, Params: params, Seeds: seeds}
+	combos := [][]string{{}}
+	for _, p := range params {
+		var next [][]string
+		for _, c := range combos {
+			for _, v := range p.Values {
+				next = append(next, append(append([]string(nil), c...), v))
+			}
+		}
+		combos = next
+	}
+	for _, c := range combos {
+		p := Point{Values: c}
+		var err error
+		if p.Scenario, err = s.With(sw.Overrides(p)...); err != nil {
+			return nil, err
+		}
+		sw.Points = append(sw.Points, p)
+	}
+	return sw, nil
+}
+
+// SweepRun is what the sweep keeps of one run: its point and seed, every metric's values
+// (scenarios.Measures) and the invariant it violated, if any.
+type SweepRun struct {
+	Point     int
+	Seed      uint64
+	Measures  []scenarios.Measure
+	Violation *invariant.Violation
+}
+
+// Run runs every point on every seed, on workers, and yields what each run measured, in
+// the order of the points and then of the seeds.
+func (s *Sweep) Run(workers int, progress func()) iter.Seq2[SweepRun, error] {
+	return func(yield func(SweepRun, error) bool) {
+		var jobs []Job
+		for _, p := range s.Points {
+			for seed := 1; seed <= s.Seeds; seed++ {
+				jobs = append(jobs, Job{Config: p.Scenario.Config, Seed: uint64(seed)})
+			}
+		}
+		for o := range Run(jobs, workers, progress) {
+			r := SweepRun{Point: o.Index / s.Seeds, Seed: o.Seed}
+			if o.Err != nil {
+				yield(r, fmt.Errorf("%s seed %d: %w", s.Describe(s.Points[r.Point]), o.Seed, o.Err))
+				return
+			}
+			r.Measures, r.Violation = scenarios.Measures(o.Result), o.Result.Violation
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
+}
+
+// Interval is the mean of values over seeds and its 95% confidence interval, from the
+// normal approximation (1.96 standard errors each side). One value has an interval of
+// width zero.
+type Interval struct {
+	Mean, Lo, Hi float64
+	N            int
+}
+
+// NewInterval returns the interval of values.
+func NewInterval(values []float64) Interval {
+	if len(values) == 0 {
+		return Interval{}
+	}
+	mean, sd := stat.MeanStdDev(values, nil)
+	if math.IsNaN(sd) {
+		sd = 0
+	}
+	half := 1.96 * sd / math.Sqrt(float64(len(values)))
+	return Interval{Mean: mean, Lo: mean - half, Hi: mean + half, N: len(values)}
+}

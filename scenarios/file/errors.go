@@ -1,0 +1,59 @@
+package file
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Error is one problem with a scenario file, at a line and column (both from 1; zero
+// when the problem has no place, like an empty file). Path names the key, in the file's
+// own terms: instances[0].databases[1].queues[2].activation.max_queue_readers.
+type Error struct {
+	File         string
+	Line, Column int
+	Path         string
+	Message      string
+	// Err is the error of a later check (model.Compile, Config.Validate) that the position
+	// was found for; nil for the errors the loader finds itself.
+	Err error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Column > 0 {
+			fmt.Fprintf(&b, ":%d", e.Column)
+		}
+	}
+	if e.Path != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Path)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Message)
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errors is every problem found in a scenario file, in the order of the file. Load
+// returns one when a file is wrong; errors.As finds the first *Error.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (es Errors) Unwrap() []error {
+	errs := make([]error, len(es))
+	for i, e := range es {
+		errs[i] = e
+	}
+	return errs
+}

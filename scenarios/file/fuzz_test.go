@@ -1,0 +1,45 @@
+package file
+
+import (
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// FuzzLoad feeds the loader arbitrary bytes: it never panics, every failure is a
+// Errors naming the file, and every file it accepts is written and loaded back to the
+// same File. The seed corpus (the files of testdata/files and the bad files of
+// TestLoadReportsBadFiles) runs with go test; go test -fuzz=FuzzLoad ./scenarios explores.
+func FuzzLoad(f *testing.F) {
+	for _, path := range testdataFiles(f) {
+		data, err := os.ReadFile(path)
+		require.NoError(f, err)
+		f.Add(data)
+	}
+	for _, tc := range badFiles {
+		f.Add([]byte(tc.file))
+	}
+	f.Add([]byte("x-a: &a [*a]\ninstances: *a\n"))
+	f.Add([]byte("instances: [{name: A, databases: [{name: D, <<: {queues: [{name: Q}]}}]}]\n"))
+	f.Add([]byte("instances: [{name: \"\\xff\\u0000\", databases: [{name: D}]}]\nexpect: [{metric: end_time, below: 9223372036s}]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := Load("fuzz.yaml", data)
+		if err != nil {
+			var errs Errors
+			require.True(t, errors.As(err, &errs), "error %v is not Errors", err)
+			require.NotEmpty(t, errs)
+			for _, e := range errs {
+				require.Equal(t, "fuzz.yaml", e.File, "error %v", e)
+			}
+			return
+		}
+		out, err := file.Marshal()
+		require.NoError(t, err)
+		again, err := Load("fuzz.yaml", out)
+		require.NoError(t, err, "written:\n%s", out)
+		again.Source, again.Hash = file.Source, file.Hash // of the text, which Marshal rewrites
+		require.Equal(t, file, again, "written:\n%s", out)
+	})
+}

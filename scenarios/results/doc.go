@@ -1,0 +1,30 @@
+// Package output writes what one run of a scenario produced to files: summary.json (a
+// versioned summary of every figure, with the invariant and expectation verdicts),
+// series.csv (the figures sampled over time, in long form), latency_cdf.csv (the latency
+// distribution per priority level), trace.jsonl (the trace records, one JSON object a
+// line) and the plots, PNG and SVG, drawn by package plots. docs/outputs.md is the
+// reference of every file, field and column.
+//
+// It converts a *scenarios.Result, which is plain data, into those files, and runs no
+// simulation. Every writer is a pure function of its input: the same Result, scenario
+// name, hash and verdicts give the same bytes, run after run, on any machine. Slices and
+// structs fix the order of everything written; no map is iterated into the output.
+//
+// Durations are written as seconds, a JSON or CSV number, in fields and columns whose name
+// ends in "_s" (end_time_s, p99_s, time_s); a duration that has no value (a queue
+// monitor that never activated) is JSON null.
+//
+// The plots are drawn from series.csv and latency_cdf.csv alone, so Replot re-renders them,
+// byte for byte, from a directory WriteAll wrote. The plots over time end shortly after the
+// last change of any figure: a run that drains idles until its closed target endpoints are
+// deleted (30 minutes by default), which would squeeze everything else into a sliver.
+//
+// Usage:
+//
+//	res, err := scenarios.Run(cfg, seed)
+//	if err != nil {
+//		return err
+//	}
+//	s := output.NewSummary(res, name, hash, verdicts)
+//	paths, err := output.WriteAll(dir, res, s, res.Trace) // nil instead of res.Trace: no trace.jsonl
+package results

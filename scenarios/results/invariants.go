@@ -1,0 +1,111 @@
+package results
+
+import (
+	"strings"
+
+	"github.com/sbsim/sbsim/model/invariant"
+	"github.com/sbsim/sbsim/scenarios"
+	"github.com/sbsim/sbsim/sim"
+)
+
+// Rule verdicts.
+const (
+	VerdictOK        = "ok"
+	VerdictViolated  = "violated"
+	VerdictUnchecked = "unchecked"
+)
+
+// Invariants are the verdicts of the invariant checkers. Checked is false for a run
+// without them (every rule is then "unchecked"); Violation is the first invariant violated,
+// which stopped the run, or nil.
+type Invariants struct {
+	Checked   bool          `json:"checked"`
+	Rules     []RuleVerdict `json:"rules"`
+	Violation *Violation    `json:"violation"`
+}
+
+// RuleVerdict is one rule's verdict: "ok" (it held for as long as the run went on),
+// "violated" (Detail says how) or "unchecked".
+type RuleVerdict struct {
+	Rule        string `json:"rule"`
+	Description string `json:"description"`
+	Verdict     string `json:"verdict"`
+	Detail      string `json:"detail"`
+}
+
+// Violation is the first invariant violated: which rule, when, where, why, and the trace
+// records that led to it, oldest first, in trace.jsonl's form.
+type Violation struct {
+	Rule  string  `json:"rule"`
+	TimeS float64 `json:"time_s"`
+	// Conversation, Instance, Tx and Group say where, when the rule concerns one: the
+	// conversation's id ("c…", empty for none), the instance's number (an index into
+	// instances), the transaction (0 for none) and the conversation group ("g…", empty for
+	// none).
+	Conversation string        `json:"conversation"`
+	Instance     int           `json:"instance"`
+	Tx           uint64        `json:"tx"`
+	Group        string        `json:"group"`
+	Message      string        `json:"message"`
+	Records      []TraceRecord `json:"records"`
+}
+
+// invariants returns the verdicts of a run that checked its invariants.
+func invariants(res *scenarios.Result) Invariants {
+	v := res.Violation
+	rules := invariant.Rules()
+	inv := Invariants{Checked: true, Rules: make([]RuleVerdict, 0, len(rules)+1)}
+	known := false
+	for _, r := range rules {
+		row := RuleVerdict{Rule: r.ID, Description: r.Description, Verdict: VerdictOK}
+		switch {
+		case v != nil && v.Rule == r.ID:
+			row.Verdict, row.Detail = VerdictViolated, violationLine(v)
+			known = true
+		case r.AtEnd && res.StopReason != sim.Drained:
+			row.Verdict, row.Detail = VerdictUnchecked, "the run did not drain"
+		}
+		inv.Rules = append(inv.Rules, row)
+	}
+	if v != nil && !known { // a rule invariant.Rules does not list: a bug, but say it
+
+		inv.Rules = append(inv.Rules, RuleVerdict{Rule: v.Rule, Verdict: VerdictViolated, Detail: violationLine(v)})
+	}
+	if v != nil {
+		inv.Violation = violation(v)
+	}
+	return inv
+}
+
+// uncheckedInvariants returns the verdicts of a run that did not check its invariants.
+func uncheckedInvariants() Invariants {
+	rules := invariant.Rules()
+	inv := Invariants{Rules: make([]RuleVerdict, 0, len(rules))}
+	for _, r := range rules {
+		inv.Rules = append(inv.Rules, RuleVerdict{Rule: r.ID, Description: r.Description, Verdict: VerdictUnchecked,
+			Detail: "the run did not check invariants"})
+	}
+	return inv
+}
+
+// violationLine is the first line of the violation's text: rule, time, place and message,
+// without the records.
+func violationLine(v *invariant.Violation) string {
+	line, _, _ := strings.Cut(v.Error(), "\n")
+	return line
+}
+
+func violation(v *invariant.Violation) *Violation {
+	out := &Violation{Rule: v.Rule, TimeS: seconds(v.At), Instance: int(v.Instance), Tx: uint64(v.Tx),
+		Message: v.Message, Records: make([]TraceRecord, 0, len(v.Records))}
+	if v.Conversation != 0 {
+		out.Conversation = v.Conversation.String()
+	}
+	if v.Group != 0 {
+		out.Group = v.Group.String()
+	}
+	for _, r := range v.Records {
+		out.Records = append(out.Records, NewTraceRecord(r))
+	}
+	return out
+}

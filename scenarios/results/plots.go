@@ -1,0 +1,277 @@
+package results
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+
+	"github.com/sbsim/sbsim/plots"
+	"github.com/sbsim/sbsim/scenarios"
+)
+
+// The base names of the plot files; each is written as .png and .svg. A queue's plot is
+// QueuePlotPrefix followed by its instance and name.
+const (
+	LatencyCDFPlot             = "latency-cdf"
+	ThroughputPlot             = "throughput"
+	QueuePlotPrefix            = "queue-"
+	TransmissionQueueDepthPlot = "transmission-queue-depth"
+	LinkCountersPlot           = "link-counters"
+)
+
+// WritePlots draws res in dir, which must exist, as PNG and SVG: the latency distribution
+// per priority level, the throughput per level over time, each queue's ready messages and
+// reader sessions over time (for the queues that had readers or a queue monitor), the
+// transmission queue depth per database over time, and the link counters over time. The
+// plots over time end shortly after the last change of any figure (activePeriod). It skips
+// a plot that has nothing to show, and returns the files it wrote, in that order.
+func WritePlots(dir string, res *scenarios.Result) ([]string, error) {
+	return writePlots(dir, cdfRows(res), seriesRows(res))
+}
+
+// writePlots draws the plots from the rows of latency_cdf.csv and series.csv, so that
+// WritePlots and Replot draw the same thing.
+func writePlots(dir string, cdf []CDFRow, rows []SeriesRow) ([]string, error) {
+	type named struct {
+		base string
+		draw func() (*plot.Plot, error)
+	}
+	var todo []named
+	rows = activePeriod(rows)
+	if lines := latencyLines(cdf); len(lines) > 0 {
+		todo = append(todo, named{LatencyCDFPlot, func() (*plot.Plot, error) { return plots.LatencyCDF(lines) }})
+	}
+	if lines := throughputLines(rows); len(lines) > 0 {
+		todo = append(todo, named{ThroughputPlot, func() (*plot.Plot, error) { return plots.ThroughputByLevel(lines) }})
+	}
+	taken := map[string]bool{}
+	for _, q := range queueSeries(rows) {
+		base := uniqueBase(QueuePlotPrefix+fileSafe(q.name), taken)
+		todo = append(todo, named{base, func() (*plot.Plot, error) {
+			return plots.QueueOverTime(q.name, q.ready, q.activated, q.readers, q.waiting)
+		}})
+	}
+	if lines := nonZero(linesOf(rows, KindDatabase, "transmission_queue_rows", "")); len(lines) > 0 {
+		todo = append(todo, named{TransmissionQueueDepthPlot, func() (*plot.Plot, error) { return plots.TransmissionQueueDepth(lines) }})
+	}
+	if lines := linkLines(rows); len(lines) > 0 {
+		todo = append(todo, named{LinkCountersPlot, func() (*plot.Plot, error) { return plots.LinkCounters(lines) }})
+	}
+	var paths []string
+	for _, t := range todo {
+		p, err := t.draw()
+		if err != nil {
+			return paths, fmt.Errorf("plot %s: %w", t.base, err)
+		}
+		if err := plots.SaveBoth(p, dir, t.base); err != nil {
+			return paths, fmt.Errorf("plot %s: %w", t.base, err)
+		}
+		paths = append(paths, filepath.Join(dir, t.base+".png"), filepath.Join(dir, t.base+".svg"))
+	}
+	return paths, nil
+}
+
+// activePeriod returns the rows up to shortly after the last change of any figure: up to
+// 5% of that time later, and at least to the next sample. A run that drains goes on idle
+// until the closed target endpoints are deleted (G-16, 30 minutes by default), sampled all
+// along; over that tail the plots over time would squeeze what happened into a sliver.
+func activePeriod(rows []SeriesRow) []SeriesRow {
+	type key struct{ kind, subject, metric string }
+	last := map[key]int64{}
+	changed := 0.0
+	for _, r := range rows {
+		k := key{r.Kind, r.Subject, r.Metric}
+		if v, ok := last[k]; v != r.Value || (!ok && r.Value != 0) {
+			changed = r.TimeS // a change, or a subject that appears (a level's first message)
+		}
+		last[k] = r.Value
+	}
+	cutoff := changed * 1.05
+	for _, r := range rows {
+		if r.TimeS > changed {
+			cutoff = max(cutoff, r.TimeS) // the first sample after the last change
+			break
+		}
+	}
+	end := len(rows)
+	for end > 0 && rows[end-1].TimeS > cutoff {
+		end--
+	}
+	return rows[:end]
+}
+
+// levelName is a level's legend entry.
+func levelName(level string) string { return "priority " + level }
+
+// latencyLines returns one line per level, in the rows' order.
+func latencyLines(cdf []CDFRow) []plots.Line {
+	var lines []plots.Line
+	for _, r := range cdf {
+		name := levelName(strconv.Itoa(r.Level))
+		if len(lines) == 0 || lines[len(lines)-1].Name != name {
+			lines = append(lines, plots.Line{Name: name})
+		}
+		l := &lines[len(lines)-1]
+		l.Points = append(l.Points, plots.Point{X: r.LatencyS, Y: r.Fraction})
+	}
+	return lines
+}
+
+// throughputLines returns the messages received per second of each level that has at
+// least two samples, highest level first, as the latency distribution has them.
+func throughputLines(rows []SeriesRow) []plots.Line {
+	lines := linesOf(rows, KindLevel, "messages", "")
+	slices.SortStableFunc(lines, func(a, b plots.Line) int { return cmp.Compare(levelOf(b.Name), levelOf(a.Name)) })
+	var out []plots.Line
+	for _, l := range lines {
+		if rates := plots.Rates(l.Points); len(rates) > 0 {
+			out = append(out, plots.Line{Name: levelName(l.Name), Points: rates})
+		}
+	}
+	return out
+}
+
+// levelOf returns the level a level subject names, or 0 for a subject that is not a number.
+func levelOf(subject string) int {
+	l, _ := strconv.Atoi(subject)
+	return l
+}
+
+// linesOf returns one line per subject of kind with a metric, named by the subject and
+// suffix, in the order the subjects first appear.
+func linesOf(rows []SeriesRow, kind, metric, suffix string) []plots.Line {
+	var lines []plots.Line
+	index := map[string]int{}
+	for _, r := range rows {
+		if r.Kind != kind || r.Metric != metric {
+			continue
+		}
+		i, ok := index[r.Subject]
+		if !ok {
+			i = len(lines)
+			index[r.Subject] = i
+			lines = append(lines, plots.Line{Name: r.Subject + suffix})
+		}
+		lines[i].Points = append(lines[i].Points, plots.Point{X: r.TimeS, Y: float64(r.Value)})
+	}
+	return lines
+}
+
+// nonZero returns the lines that are not zero throughout.
+func nonZero(lines []plots.Line) []plots.Line {
+	var out []plots.Line
+	for _, l := range lines {
+		for _, p := range l.Points {
+			if p.Y != 0 {
+				out = append(out, l)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// linkLines returns, for each link, its packets lost (at random, by a partition or for
+// capacity) and duplicated, and for each instance its fragments retransmitted, cumulative,
+// leaving out those that stayed zero.
+func linkLines(rows []SeriesRow) []plots.Line {
+	var lost []plots.Line
+	index := map[string]int{}
+	for _, r := range rows {
+		if r.Kind != KindLink || (r.Metric != "lost" && r.Metric != "dropped_partition" && r.Metric != "dropped_capacity") {
+			continue
+		}
+		i, ok := index[r.Subject]
+		if !ok {
+			i = len(lost)
+			index[r.Subject] = i
+			lost = append(lost, plots.Line{Name: r.Subject + " lost"})
+		}
+		pts := &lost[i].Points
+		if n := len(*pts); n > 0 && (*pts)[n-1].X == r.TimeS {
+			(*pts)[n-1].Y += float64(r.Value)
+			continue
+		}
+		*pts = append(*pts, plots.Point{X: r.TimeS, Y: float64(r.Value)})
+	}
+	var lines []plots.Line
+	lines = append(lines, nonZero(lost)...)
+	lines = append(lines, nonZero(linesOf(rows, KindLink, "duplicated", " duplicated"))...)
+	return append(lines, nonZero(linesOf(rows, KindInstance, "fragments_retransmitted", " retransmitted"))...)
+}
+
+// queueData is one queue's series for plots.QueueOverTime.
+type queueData struct {
+	name                               string
+	ready, activated, readers, waiting []plots.Point
+	monitor                            bool
+}
+
+// queueSeries returns the series of the queues that had a reader session running at some
+// sample or have a queue monitor, in the order the queues first appear.
+func queueSeries(rows []SeriesRow) []queueData {
+	var all []queueData
+	index := map[string]int{}
+	for _, r := range rows {
+		if r.Kind != KindQueue {
+			continue
+		}
+		i, ok := index[r.Subject]
+		if !ok {
+			i = len(all)
+			index[r.Subject] = i
+			all = append(all, queueData{name: r.Subject})
+		}
+		q := &all[i]
+		pt := plots.Point{X: r.TimeS, Y: float64(r.Value)}
+		switch r.Metric {
+		case "ready":
+			q.ready = append(q.ready, pt)
+		case "readers":
+			q.readers = append(q.readers, pt)
+		case "waiting":
+			q.waiting = append(q.waiting, pt)
+		case "activated":
+			q.activated = append(q.activated, pt)
+		case "monitor_state":
+			q.monitor = true
+		}
+	}
+	var out []queueData
+	for _, q := range all {
+		if len(q.ready) > 0 && len(q.readers) > 0 && (q.monitor || len(nonZero([]plots.Line{{Points: q.readers}})) > 0) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// fileSafe makes a subject's name part of a file name: "/" becomes "-", and any character
+// but an ASCII letter, digit, ".", "_" or "-" becomes "_".
+func fileSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '/':
+			return '-'
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// uniqueBase returns base, or base-2, base-3, ... when it is taken already, and marks it
+// taken.
+func uniqueBase(base string, taken map[string]bool) string {
+	out := base
+	for i := 2; taken[out]; i++ {
+		out = base + "-" + strconv.Itoa(i)
+	}
+	taken[out] = true
+	return out
+}

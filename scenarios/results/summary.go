@@ -1,0 +1,196 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/sbsim/sbsim/scenarios"
+	"github.com/sbsim/sbsim/sim"
+)
+
+// SchemaVersion is the version of the summary.json schema that WriteSummary writes. It
+// changes when a field is renamed or removed or changes meaning; adding a field does not
+// change it.
+const SchemaVersion = 1
+
+// Summary is the content of summary.json: one run's figures and verdicts. docs/outputs.md
+// documents every field. Build it with NewSummary; every slice is non-nil, so that an empty
+// table is written [] rather than null.
+type Summary struct {
+	SchemaVersion int    `json:"schema_version"`
+	Scenario      string `json:"scenario"`
+	ScenarioHash  string `json:"scenario_hash"`
+	Seed          uint64 `json:"seed"`
+	// OK is true when no invariant was violated and every expectation held: the run's
+	// verdict, which the command's exit status follows.
+	OK         bool    `json:"ok"`
+	StopReason string  `json:"stop_reason"`
+	EndTimeS   float64 `json:"end_time_s"`
+	Events     uint64  `json:"events"`
+	// Latency is from SEND commit to ready at the target, over every user message received
+	// in a committed transaction.
+	Latency             Latency `json:"latency"`
+	StatementErrors     int64   `json:"statement_errors"`
+	FirstStatementError string  `json:"first_statement_error"`
+
+	Levels        []Level        `json:"levels"`
+	Queues        []Queue        `json:"queues"`
+	Readers       []Reader       `json:"readers"`
+	Activators    []Activator    `json:"activators"`
+	Links         []Link         `json:"links"`
+	Instances     []Instance     `json:"instances"`
+	Workloads     []Workload     `json:"workloads"`
+	Conversations []Conversation `json:"conversations"`
+
+	Invariants   Invariants `json:"invariants"`
+	Expectations []Verdict  `json:"expectations"`
+	// Metrics are the values of every metric of scenarios.Metrics on every subject of the
+	// run that has one: the figures an expectation may name.
+	Metrics []MetricValue `json:"metrics"`
+}
+
+// MetricValue is one metric's value on one subject: the whole run when no subject key is
+// set. Value is in the metric's unit, seconds for a duration, 1 (hold) or 0 (violated)
+// for a verdict.
+type MetricValue struct {
+	Metric   string  `json:"metric"`
+	Unit     string  `json:"unit"`
+	Level    int     `json:"level,omitempty"`
+	Queue    string  `json:"queue,omitempty"`
+	Workload string  `json:"workload,omitempty"`
+	Instance string  `json:"instance,omitempty"`
+	Value    float64 `json:"value"`
+}
+
+// MetricValues converts measures for summary.json and sweep.csv: durations in seconds.
+func MetricValues(ms []scenarios.Measure) []MetricValue {
+	out := make([]MetricValue, 0, len(ms))
+	for _, m := range ms {
+		v := m.Value
+		if m.Unit == scenarios.Duration {
+			v = seconds(time.Duration(v))
+		}
+		out = append(out, MetricValue{Metric: m.Metric, Unit: m.Unit.String(), Level: m.Subject.Level, Queue: m.Subject.Queue,
+			Workload: m.Subject.Workload, Instance: m.Subject.Instance, Value: v})
+	}
+	return out
+}
+
+// Verdict is the outcome of one expectation of a scenario: its name (the assertion as the
+// scenario states it), whether it held, and what was measured.
+type Verdict struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+}
+
+// Latency summarises a latency distribution, in seconds. Every field is zero when Count
+// is.
+type Latency struct {
+	Count int64   `json:"count"`
+	MeanS float64 `json:"mean_s"`
+	P50S  float64 `json:"p50_s"`
+	P90S  float64 `json:"p90_s"`
+	P99S  float64 `json:"p99_s"`
+	MaxS  float64 `json:"max_s"`
+}
+
+// NewSummary builds the summary of res, a run of the scenario called name whose content
+// hashes to hash, with the verdicts of its expectations in the scenario's order. An empty
+// name takes res.Name. It assumes the run checked invariants (Config.CheckInvariants), as
+// every run of the command does; for one that did not, call WithoutInvariantChecks.
+func NewSummary(res *scenarios.Result, name, hash string, verdicts []Verdict) Summary {
+	if name == "" {
+		name = res.Name
+	}
+	s := Summary{
+		SchemaVersion: SchemaVersion, Scenario: name, ScenarioHash: hash, Seed: res.Seed,
+		StopReason: stopReason(res.StopReason), EndTimeS: seconds(res.EndTime), Events: res.Events,
+		Latency: latency(res.Latency), StatementErrors: res.StatementErrors, FirstStatementError: res.FirstStatementError,
+		Levels: levels(res.Levels), Queues: queues(res.Queues), Readers: readers(res.Readers),
+		Activators: activators(res.Activators), Links: links(res.Links), Instances: instances(res.Instances),
+		Workloads: workloads(res.Workloads), Conversations: conversations(res.Conversations),
+		Invariants: invariants(res), Expectations: append([]Verdict{}, verdicts...),
+		Metrics: MetricValues(scenarios.Measures(res)),
+	}
+	s.OK = s.verdict()
+	return s
+}
+
+// WithoutInvariantChecks returns the summary of a run that did not check invariants:
+// every rule is "unchecked".
+func (s Summary) WithoutInvariantChecks() Summary {
+	s.Invariants = uncheckedInvariants()
+	s.OK = s.verdict()
+	return s
+}
+
+// verdict reports whether no invariant was violated and every expectation held.
+func (s Summary) verdict() bool {
+	if s.Invariants.Violation != nil {
+		return false
+	}
+	for _, v := range s.Expectations {
+		if !v.OK {
+			return false
+		}
+	}
+	return true
+}
+
+// WriteSummary writes s as indented JSON, ending with a newline.
+func WriteSummary(w io.Writer, s Summary) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(s); err != nil {
+		return fmt.Errorf("summary: %w", err)
+	}
+	return nil
+}
+
+// ReadSummary reads a summary WriteSummary wrote. It refuses another schema version.
+func ReadSummary(r io.Reader) (Summary, error) {
+	var s Summary
+	if err := json.NewDecoder(r).Decode(&s); err != nil {
+		return Summary{}, fmt.Errorf("summary: %w", err)
+	}
+	if s.SchemaVersion != SchemaVersion {
+		return Summary{}, fmt.Errorf("summary: schema_version %d: want %d", s.SchemaVersion, SchemaVersion)
+	}
+	return s, nil
+}
+
+// stopReason is the code of why a run stopped.
+func stopReason(r sim.StopReason) string {
+	switch r {
+	case sim.Drained:
+		return "drained"
+	case sim.TimeLimit:
+		return "time_limit"
+	case sim.EventLimit:
+		return "event_limit"
+	case sim.Stopped:
+		return "stopped"
+	}
+	return fmt.Sprintf("unknown_%d", int(r))
+}
+
+// seconds converts a virtual time or duration to seconds.
+func seconds(d time.Duration) float64 { return d.Seconds() }
+
+// optionalSeconds converts a time that is negative when it never happened: nil then.
+func optionalSeconds(d time.Duration) *float64 {
+	if d < 0 {
+		return nil
+	}
+	s := d.Seconds()
+	return &s
+}
+
+func latency(l scenarios.LatencySummary) Latency {
+	return Latency{Count: l.Count, MeanS: seconds(l.Mean), P50S: seconds(l.P50), P90S: seconds(l.P90),
+		P99S: seconds(l.P99), MaxS: seconds(l.Max)}
+}
