@@ -185,4 +185,3 @@ func TestCounterTablesCopyEveryField(t *testing.T) {
 	res := &scenarios.Result{Series: scenarios.Series{Links: []scenarios.LinkSample{{Link: "A->B"}}}}
 	assert.Len(t, seriesRows(res), reflect.TypeFor[faulty.Counters]().NumField(), "a series row per link counter")
 }
-
