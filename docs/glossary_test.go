@@ -356,11 +356,19 @@ func lineAt(s []byte, n int) string {
 // anchor is its ID and that no ID appears twice.
 func glossaryIDs(t *testing.T) map[string]bool {
 	t.Helper()
+	ids, _ := glossaryRows(t)
+	return ids
+}
+
+// glossaryRows reads the rows of glossary.md: the rule IDs, and the anchors of every row,
+// rules' and sources', with the name each row shows.
+func glossaryRows(t *testing.T) (ids map[string]bool, anchors map[string]string) {
+	t.Helper()
 	data, err := os.ReadFile(glossaryPath)
 	if err != nil {
 		t.Fatalf("read %s: %v", glossaryPath, err)
 	}
-	ids := map[string]bool{}
+	ids, anchors = map[string]bool{}, map[string]string{}
 	for i, line := range strings.Split(string(data), "\n") {
 		if !strings.HasPrefix(line, "| <a id=") {
 			continue
@@ -371,18 +379,19 @@ func glossaryIDs(t *testing.T) map[string]bool {
 			t.Errorf("%s:%d: a row that does not read `| <a id=\"x-n\"></a>X-n | meaning |`: %q", glossaryPath, i+1, line)
 		case m[1] != anchor(m[2]):
 			t.Errorf("%s:%d: rule %s has the anchor %q, want %q", glossaryPath, i+1, m[2], m[1], anchor(m[2]))
-		case !strings.Contains(m[2], "-"):
-			// A source, not a rule.
-		case ids[m[2]]:
-			t.Errorf("%s:%d: rule %s appears twice", glossaryPath, i+1, m[2])
+		case anchors[m[1]] != "":
+			t.Errorf("%s:%d: %s appears twice", glossaryPath, i+1, m[2])
 		default:
-			ids[m[2]] = true
+			anchors[m[1]] = m[2]
+			if strings.Contains(m[2], "-") { // a rule; a source (R4) has no hyphen
+				ids[m[2]] = true
+			}
 		}
 	}
 	if len(ids) == 0 {
 		t.Fatalf("%s holds no rule rows", glossaryPath)
 	}
-	return ids
+	return ids, anchors
 }
 
 // citation is one rule ID named in a document or in Go code.
@@ -411,11 +420,7 @@ func TestEveryCitedRuleIsInTheGlossary(t *testing.T) {
 // TestGlossaryLinksPointToTheirRule checks every link into glossary.md: its anchor is a
 // row, and a link whose text is a rule ID points to that rule's row.
 func TestGlossaryLinksPointToTheirRule(t *testing.T) {
-	ids := glossaryIDs(t)
-	anchors := map[string]string{}
-	for id := range ids {
-		anchors[anchor(id)] = id
-	}
+	_, anchors := glossaryRows(t)
 	for _, doc := range markdownFiles(t) {
 		data, err := os.ReadFile(doc)
 		if err != nil {
