@@ -407,9 +407,9 @@ func TestEveryCitedRuleIsInTheGlossary(t *testing.T) {
 		cites = append(cites, markdownCitations(t, doc)...)
 	}
 	goCites := goCitations(t)
-	require(t, len(goCites) > 0, "found no rule cited in any Go file: the walk of %s is broken", repoRoot)
+	mustHold(t, len(goCites) > 0, "found no rule cited in any Go file: the walk of %s is broken", repoRoot)
 	cites = append(cites, goCites...)
-	require(t, len(cites) > len(goCites), "found no rule cited in README.md or docs/*.md")
+	mustHold(t, len(cites) > len(goCites), "found no rule cited in README.md or docs/*.md")
 	for _, c := range cites {
 		if !ids[c.id] {
 			t.Errorf("%s cites %s, which is not a rule of the specification (not in %s)", c.where, c.id, glossaryPath)
@@ -463,7 +463,7 @@ func fromRoot(path string) string {
 	return path
 }
 
-func require(t *testing.T, ok bool, format string, args ...any) {
+func mustHold(t *testing.T, ok bool, format string, args ...any) {
 	t.Helper()
 	if !ok {
 		t.Fatalf(format, args...)
