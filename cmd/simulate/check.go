@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/sbsim/sbsim/scenarios/batch"
@@ -17,8 +16,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	fs := newSubFlags("check", stderr)
 	seeds := fs.Int("seeds", 0, "run seeds 1 to `N`; 0 takes each file's own seeds (10 when it says none)")
 	nworkers := fs.Int("workers", workers(), "parallel runs, `N`; the output does not depend on it")
-	var sets overrideFlags
-	fs.Var(&sets, "set", setUsage)
+	sets := overridesFlag(fs)
 	pos, code, done := parseInterleaved(fs, args, stdout)
 	if done {
 		return code
@@ -38,7 +36,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 			names = file.LibraryNames()
 		}
 		for _, name := range names {
-			s, err := open(name, sets)
+			s, err := open(name, *sets)
 			if err != nil {
 				fmt.Fprintf(stderr, "simulate: %v\n", err)
 				return 2
@@ -71,8 +69,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		for _, f := range v.Failures {
 			fmt.Fprintf(stdout, "      seed %d: %s\n", f.Seed, strings.Join(f.Reasons, "; "))
 		}
-		flags := append(setArgs(sets), "-seed", strconv.FormatUint(v.Failures[0].Seed, 10))
-		fmt.Fprintf(stdout, "      replay one: %s\n", replay(v.Name, flags...))
+		fmt.Fprintf(stdout, "      replay one: %s\n", file.Replay(v.Name, *sets, v.Failures[0].Seed))
 	}
 	finish()
 	if failed > 0 {

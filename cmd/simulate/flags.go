@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 
 	"github.com/schollz/progressbar/v3"
@@ -57,18 +56,15 @@ func parseInterleaved(fs *flag.FlagSet, args []string, stdout io.Writer) (pos []
 	}
 }
 
-// overrideFlags collects repeated -set key=value flags.
-type overrideFlags []file.Override
-
-func (o *overrideFlags) String() string { return fmt.Sprint(*o) }
-
-func (o *overrideFlags) Set(v string) error {
-	ov, err := file.ParseOverride(v)
-	if err != nil {
+// overridesFlag adds the repeatable -set key=value flag to fs.
+func overridesFlag(fs *flag.FlagSet) *[]file.Override {
+	var sets []file.Override
+	fs.Func("set", setUsage, func(v string) error {
+		o, err := file.ParseOverride(v)
+		sets = append(sets, o)
 		return err
-	}
-	*o = append(*o, ov)
-	return nil
+	})
+	return &sets
 }
 
 // setUsage explains -set for run and check.
@@ -82,32 +78,6 @@ func open(arg string, overrides []file.Override) (*file.Scenario, error) {
 		return nil, err
 	}
 	return s.With(overrides...)
-}
-
-// replay returns the command line that repeats a run of scenario arg with the flags.
-func replay(arg string, flags ...string) string {
-	parts := []string{"go run ./cmd/simulate run", quoteArg(arg)}
-	for _, f := range flags {
-		parts = append(parts, quoteArg(f))
-	}
-	return strings.Join(parts, " ")
-}
-
-// setArgs returns the -set flags that give the overrides.
-func setArgs(overrides []file.Override) []string {
-	var out []string
-	for _, o := range overrides {
-		out = append(out, "-set", o.String())
-	}
-	return out
-}
-
-// quoteArg quotes a command-line argument for a shell when it needs it.
-func quoteArg(a string) string {
-	if a == "" || strings.ContainsAny(a, " \t'\"$`\\{}[]*?;&|<>()#~") {
-		return strconv.Quote(a)
-	}
-	return a
 }
 
 // progress returns a progress bar on stderr when it is a terminal, else nothing.

@@ -80,3 +80,19 @@ func libraryNamesForGolden(t *testing.T) []string {
 	t.Helper()
 	return file.LibraryNames()
 }
+
+// The command stays thin: flags in, library calls, files and an exit code out, in at most
+// 600 lines without its tests (issue 11). What grows belongs in a library package.
+func TestTheCommandIsAtMost600Lines(t *testing.T) {
+	entries, err := os.ReadDir(sourceDir)
+	require.NoError(t, err)
+	lines := 0
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".go") && !strings.HasSuffix(e.Name(), "_test.go") {
+			data, err := os.ReadFile(filepath.Join(sourceDir, e.Name()))
+			require.NoError(t, err)
+			lines += strings.Count(string(data), "\n")
+		}
+	}
+	assert.LessOrEqual(t, lines, 600, "cmd/simulate has %d lines without its tests", lines)
+}

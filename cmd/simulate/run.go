@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -20,8 +19,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 0, "seed `N` of every random stream; without it, one is picked from the wall clock and printed")
 	out := fs.String("out", "", "`DIR` to write summary.json, series.csv, latency_cdf.csv, the plots (and trace.jsonl) into")
 	trace := fs.Bool("trace", false, "also write every trace record, as trace.jsonl (with -out)")
-	var sets overrideFlags
-	fs.Var(&sets, "set", setUsage)
+	sets := overridesFlag(fs)
 	pos, code, done := parseInterleaved(fs, args, stdout)
 	if done {
 		return code
@@ -40,7 +38,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if !seedSet {
 		*seed = uint64(time.Now().UnixNano()) // printed first, so the run can be replayed
 	}
-	return runScenario(pos[0], sets, *seed, *out, *trace, stdout, stderr)
+	return runScenario(pos[0], *sets, *seed, *out, *trace, stdout, stderr)
 }
 
 // showcase is what `simulate` with no argument does: run the showcase scenario on a new
@@ -53,19 +51,19 @@ func showcase(stdout, stderr io.Writer) int {
 
 // runScenario runs one scenario once, prints its report and, with out, writes its results.
 func runScenario(arg string, sets []file.Override, seed uint64, out string, trace bool, stdout, stderr io.Writer) int {
-	flags := append(setArgs(sets), "-seed", strconv.FormatUint(seed, 10))
+	var extra []string
 	if out != "" {
-		flags = append(flags, "-out", out)
+		extra = append(extra, "-out", out)
 	}
 	if trace {
-		flags = append(flags, "-trace")
+		extra = append(extra, "-trace")
 	}
 	s, err := open(arg, sets)
 	if err != nil {
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
 		return 2
 	}
-	replayLine := replay(arg, flags...)
+	replayLine := file.Replay(arg, sets, seed, extra...)
 	fmt.Fprintf(stdout, "seed: %d\nreplay: %s\n", seed, replayLine)
 	cfg := s.Config
 	if out != "" {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/sbsim/sbsim/scenarios/batch"
@@ -13,29 +12,19 @@ import (
 	"github.com/sbsim/sbsim/scenarios/results"
 )
 
-// paramFlags collects the repeated -set key=v1,v2 flags of a sweep.
-type paramFlags []batch.Param
-
-func (p *paramFlags) String() string { return fmt.Sprint(*p) }
-
-func (p *paramFlags) Set(v string) error {
-	param, err := batch.ParseParam(v)
-	if err != nil {
-		return err
-	}
-	*p = append(*p, param)
-	return nil
-}
-
 // cmdSweep is `simulate sweep`: the scenario for every combination of one or two
 // parameters, each on seeds 1 to N, on every core; sweep.csv and plots with 95%
 // confidence bands across seeds.
 func cmdSweep(args []string, stdout, stderr io.Writer) int {
 	fs := newSubFlags("sweep", stderr)
-	var params paramFlags
-	fs.Var(&params, "set", "`key=v1,v2,...`: a parameter and its values, the key as -set of simulate run takes it,\n"+
+	var params []batch.Param
+	fs.Func("set", "`key=v1,v2,...`: a parameter and its values, the key as -set of simulate run takes it,\n"+
 		"such as workloads.0.dialogs or instances.Tokyo.databases.Warehouse.queues.StockQueue.activation.max_queue_readers;\n"+
-		"once or twice")
+		"once or twice", func(v string) error {
+		p, err := batch.ParseParam(v)
+		params = append(params, p)
+		return err
+	})
 	seeds := fs.Int("seeds", 5, "seeds 1 to `N` for every point")
 	out := fs.String("out", "", "`DIR` for sweep.csv and the plots (default sbsim-results/sweep-NAME)")
 	nworkers := fs.Int("workers", workers(), "parallel runs, `N`; the results do not depend on it")
@@ -80,8 +69,8 @@ func runSweep(arg string, sw *batch.Sweep, out string, nworkers int, stdout, std
 		if v := r.Violation; v != nil {
 			violated++
 			pt := sw.Points[r.Point]
-			flags := append(setArgs(sw.Overrides(pt)), "-seed", strconv.FormatUint(r.Seed, 10))
-			fmt.Fprintf(stdout, "%s violated with %s, seed %d; replay it with:\n  %s\n", v.Rule, sw.Describe(pt), r.Seed, replay(arg, flags...))
+			fmt.Fprintf(stdout, "%s violated with %s, seed %d; replay it with:\n  %s\n", v.Rule, sw.Describe(pt), r.Seed,
+				file.Replay(arg, sw.Overrides(pt), r.Seed))
 		}
 		r.Violation = nil // the replay line is what is kept of it
 		runs = append(runs, r)

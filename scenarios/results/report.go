@@ -259,26 +259,33 @@ func writeFigures(w io.Writer, res *scenarios.Result) {
 			continue
 		}
 		fmt.Fprintf(w, "  %s:\n", g.title)
-		tw := newTable(w)
-		header := []string{"  metric"}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		header := []string{"    metric"}
 		for _, s := range subjects {
 			header = append(header, subjectColumn(s))
 		}
-		fmt.Fprintln(tw, strings.Join(header, "\t")+"\t")
+		fmt.Fprintln(tw, strings.Join(header, "\t"))
 		for _, m := range rows {
-			cells := []string{"  " + m.Name}
+			cells := []string{"    " + m.Name}
 			for _, s := range subjects {
 				cells = append(cells, figure(res, m, s))
 			}
-			fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+			fmt.Fprintln(tw, strings.Join(cells, "\t"))
 		}
 		tw.Flush()
 	}
 }
 
-// figureSubjects returns the columns of a table: the subjects any of its metrics has.
+// figureSubjects returns the columns of a table: the subjects any of its metrics has, the
+// whole run first.
 func figureSubjects(res *scenarios.Result, ms []scenarios.Metric) []scenarios.Subject {
 	var out []scenarios.Subject
+	for _, m := range ms {
+		if m.Needs == 0 {
+			out = append(out, scenarios.Subject{})
+			break
+		}
+	}
 	for _, m := range ms {
 		for _, s := range m.Subjects(res) {
 			seen := false
@@ -317,7 +324,7 @@ func figure(res *scenarios.Result, m scenarios.Metric, s scenarios.Subject) stri
 	}
 	switch m.Unit {
 	case scenarios.Duration:
-		if v == 0 {
+		if d := time.Duration(v).Round(100 * time.Microsecond); d == 0 {
 			return "0"
 		}
 		return ms(time.Duration(v))
