@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
 
@@ -148,18 +148,19 @@ func TestIntervalIsTheMeanWithNinetyFivePercentBounds(t *testing.T) {
 	assert.Equal(t, Interval{}, NewInterval(nil))
 }
 
-// peakHeap runs a check of the scenario on seeds and returns the most heap its objects
-// took while it ran (live and not yet collected), sampled every millisecond and at every
-// verdict.
-func peakHeap(t testing.TB, s *file.Scenario, seeds, workers int) uint64 {
+// heapPeaks runs a check of the scenario on seeds and returns the most heap its objects took
+// while it ran (live and not yet collected) and the most live heap a collection found,
+// sampled every millisecond and at every finished run.
+func heapPeaks(t testing.TB, s *file.Scenario, seeds, workers int) (objects, live uint64) {
 	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	var peak atomic.Uint64
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	var mu sync.Mutex
 	read := func() {
+		mu.Lock()
+		defer mu.Unlock()
 		metrics.Read(sample)
-		if v := sample[0].Value.Uint64(); v > peak.Load() {
-			peak.Store(v)
-		}
+		objects = max(objects, sample[0].Value.Uint64())
+		live = max(live, sample[1].Value.Uint64())
 	}
 	stop := make(chan struct{})
 	done := make(chan struct{})
@@ -182,21 +183,25 @@ func peakHeap(t testing.TB, s *file.Scenario, seeds, workers int) uint64 {
 	}
 	close(stop)
 	<-done
-	return peak.Load()
+	return objects, live
 }
 
-// The memory of a check does not grow with its seeds: 1,000 seeds of priority-flood peak at
-// most 1.5 times the heap of 20 (issue 11; before batch streamed, 82 MB at 20 seeds, 986 MB
-// at 400 and out of memory at 1,000 for check all).
+// The memory of a check does not grow with its seeds: over 1,000 seeds of priority-flood
+// the live heap peaks at most 1.5 times its peak over 20 (issue 11; before batch streamed,
+// 82 MB at 20 seeds, 986 MB at 400 and out of memory at 1,000 for check all). The peak of
+// the heap with its garbage is logged too: it follows the collector's pacing, and the
+// largest pair of concurrent runs among 1,000 seeds is larger than among 20, so it is
+// noisier (1.31 and 1.57 times in two runs on the 2-core machine).
 func TestCheckMemoryDoesNotGrowWithSeeds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 1,020 seeds of priority-flood")
 	}
 	s := library(t, "priority-flood")
 	workers := runtime.GOMAXPROCS(0)
-	small := peakHeap(t, s, 20, workers)
-	large := peakHeap(t, s, 1000, workers)
-	t.Logf("peak heap of check priority-flood on %d workers: %.1f MB at 20 seeds, %.1f MB at 1,000 (%.2f times)",
-		workers, float64(small)/1e6, float64(large)/1e6, float64(large)/float64(small))
-	assert.LessOrEqual(t, float64(large), 1.5*float64(small))
+	smallObjects, smallLive := heapPeaks(t, s, 20, workers)
+	largeObjects, largeLive := heapPeaks(t, s, 1000, workers)
+	t.Logf("check priority-flood on %d workers: heap with garbage peaks at %.1f MB over 20 seeds, %.1f MB over 1,000 (%.2f times); "+
+		"live heap at %.1f MB and %.1f MB (%.2f times)", workers, float64(smallObjects)/1e6, float64(largeObjects)/1e6,
+		float64(largeObjects)/float64(smallObjects), float64(smallLive)/1e6, float64(largeLive)/1e6, float64(largeLive)/float64(smallLive))
+	assert.LessOrEqual(t, float64(largeLive), 1.5*float64(smallLive))
 }
