@@ -20,8 +20,9 @@ type outbound struct {
 	// retryAt is when the endpoint's pending retry timer fires, zero when none is. A timer
 	// that fires at another time was superseded by an earlier one and does nothing.
 	retryAt time.Duration
-	// inTransmitter is true while the endpoint waits in the transmitter's list.
-	inTransmitter bool
+	// inLocalDelivery is true while a same-instance dialog's endpoint waits in the broker's
+	// local delivery list.
+	inLocalDelivery bool
 	// held is true while a same-instance dialog's rows wait for the target queue to be ON
 	// (G-18).
 	held bool
