@@ -59,10 +59,41 @@ func (t *Tx) lock(now time.Duration, g *group, st *statement) bool {
 // acquire gives g's lock to t (LOCK-6): the group leaves its queue's heap of available
 // groups.
 func (b *Broker) acquire(now time.Duration, t *Tx, g *group) {
+	checkAcquire(now, t, g)
 	g.holder = t
 	t.locks = append(t.locks, g)
 	b.trace(TraceRecord{At: now, Kind: TraceLockAcquired, Tx: t.id, Group: g.id})
 	b.groupChanged(g)
+}
+
+// release gives up t's lock on g as t ends (LOCK-3). The caller hands the lock on.
+func (b *Broker) release(now time.Duration, t *Tx, g *group) {
+	checkRelease(now, t, g)
+	g.holder = nil
+	b.trace(TraceRecord{At: now, Kind: TraceLockReleased, Tx: t.id, Group: g.id})
+}
+
+// checkAcquire and checkRelease are the two halves of one assertion: a group lock has at
+// most one holder (LOCK-6), it is taken only while free by a transaction that runs, and it
+// is released only by its holder.
+func checkAcquire(now time.Duration, t *Tx, g *group) {
+	switch {
+	case g.holder == t:
+		bug("conversation group %v locked twice by transaction %d at t=%v", g.id, t.id, now)
+	case g.holder != nil:
+		bug("conversation group %v locked by transaction %d, taken by transaction %d at t=%v", g.id, g.holder.id, t.id, now)
+	case t.done:
+		bug("conversation group %v taken by transaction %d, which has ended, at t=%v", g.id, t.id, now)
+	}
+}
+
+func checkRelease(now time.Duration, t *Tx, g *group) {
+	switch {
+	case g.holder == nil:
+		bug("conversation group %v released by transaction %d, but it is not locked, at t=%v", g.id, t.id, now)
+	case g.holder != t:
+		bug("conversation group %v locked by transaction %d, released by transaction %d at t=%v", g.id, g.holder.id, t.id, now)
+	}
 }
 
 // armDeadline asks for a timer at the earlier of the statement's WAITFOR time-out and its

@@ -309,8 +309,7 @@ func (b *Broker) finish(now time.Duration, t *Tx, kind TraceKind) {
 	locks := t.locks
 	t.locks = nil
 	for _, g := range locks {
-		g.holder = nil
-		b.trace(TraceRecord{At: now, Kind: TraceLockReleased, Tx: t.id, Group: g.id})
+		b.release(now, t, g)
 	}
 	if len(locks) > 0 { // a transaction that took no lock did nothing to trace
 		b.trace(TraceRecord{At: now, Kind: kind, Tx: t.id})
