@@ -8,10 +8,10 @@ import (
 )
 
 // Broker is one instance's Service Broker: its databases' conversation endpoints, queues
-// and transmission queues, its transmitter and its adjacent-broker connections. It is driven:
-// each input method (an application statement, PacketArrived, TimerFired) runs at a virtual
-// time and leaves what it asks of the world in Effects, which the caller applies and then
-// clears with Advance. A Broker performs no I/O and is not safe for concurrent use.
+// and transmission queues, its schedulers and local delivery list, and its adjacent-broker
+// connections. It is driven: each input method (an application statement, PacketArrived,
+// TimerFired) runs at a virtual time and leaves what it asks of the world in Effects, which
+// the caller applies and then clears with Advance. A Broker performs no I/O and is not safe for concurrent use.
 type Broker struct {
 	id  InstanceID
 	cat *Catalog
@@ -26,7 +26,9 @@ type Broker struct {
 	dbs       []*databaseState                 // by DatabaseID; nil for other instances' databases
 	conns     []*connection                    // by peer InstanceID
 	sched     []*scheduler                     // by destination InstanceID, for dialogs between instances
-	tx        transmitter                      // same-instance dialogs, delivered directly (PRI-13)
+	// localDelivery lists the same-instance dialogs with fragments due, delivered directly
+	// rather than scheduled by level (PRI-13).
+	localDelivery localDeliveryList
 
 	openBlocks []InstanceID // peers with an open block
 	// onPick, when set, sees every scheduling decision before it is carried out (tests).
@@ -137,15 +139,15 @@ func NewBroker(cat *Catalog, id InstanceID, cfg Config) (*Broker, error) {
 	}
 	b := &Broker{
 		id: id, cat: cat, cfg: cfg.WithDefaults(),
-		endpoints: map[ConversationHandle]*endpoint{},
-		dialogs:   map[dialogKey]*endpoint{},
-		retained:  map[ConversationHandle]*endpoint{},
-		groups:    map[ConversationGroupID]*group{},
-		tasks:     map[TaskID]*task{},
-		waiting:   map[TxID]*Tx{},
-		queues:    make([]*serviceQueue, len(cat.Queues)),
-		conns:     make([]*connection, len(cat.Instances)),
-		tx:        &fifoTransmitter{},
+		endpoints:     map[ConversationHandle]*endpoint{},
+		dialogs:       map[dialogKey]*endpoint{},
+		retained:      map[ConversationHandle]*endpoint{},
+		groups:        map[ConversationGroupID]*group{},
+		tasks:         map[TaskID]*task{},
+		waiting:       map[TxID]*Tx{},
+		queues:        make([]*serviceQueue, len(cat.Queues)),
+		conns:         make([]*connection, len(cat.Instances)),
+		localDelivery: &fifoDeliveryList{},
 	}
 	for i, q := range cat.Queues {
 		if cat.Databases[q.Database].Instance == id {
@@ -227,17 +229,17 @@ func (b *Broker) nextID() uint64 {
 	return worldUnique(b.id, b.counter)
 }
 
-// makeReady tells the transmitter that what the endpoint has to send may have changed. A
-// same-instance dialog joins the direct-delivery list; a dialog between instances joins,
+// makeReady tells the sending side that what the endpoint has to send may have changed. A
+// same-instance dialog joins the local delivery list; a dialog between instances joins,
 // moves in or leaves its destination's scheduler.
 func (b *Broker) makeReady(ep *endpoint) {
 	if ep.out == nil {
 		return
 	}
 	if ep.local {
-		if !ep.out.inTransmitter {
-			ep.out.inTransmitter = true
-			b.tx.ready(ep)
+		if !ep.out.inLocalDelivery {
+			ep.out.inLocalDelivery = true
+			b.localDelivery.ready(ep)
 		}
 		return
 	}
@@ -285,11 +287,11 @@ func (b *Broker) useTransmissionObject(ep *endpoint) {
 // this instance until none is left.
 func (b *Broker) pump(now time.Duration) {
 	for {
-		for ep := b.tx.next(); ep != nil; ep = b.tx.next() {
+		for ep := b.localDelivery.next(); ep != nil; ep = b.localDelivery.next() {
 			if ep.deleted || ep.out == nil {
 				continue
 			}
-			ep.out.inTransmitter = false
+			ep.out.inLocalDelivery = false
 			b.transmitEndpoint(now, ep)
 		}
 		for peer, s := range b.sched {

@@ -20,11 +20,16 @@ type outbound struct {
 	// retryAt is when the endpoint's pending retry timer fires, zero when none is. A timer
 	// that fires at another time was superseded by an earlier one and does nothing.
 	retryAt time.Duration
-	// inTransmitter is true while the endpoint waits in the transmitter's list.
-	inTransmitter bool
+	// inLocalDelivery is true while a same-instance dialog's endpoint waits in the broker's
+	// local delivery list.
+	inLocalDelivery bool
 	// held is true while a same-instance dialog's rows wait for the target queue to be ON
 	// (G-18).
 	held bool
+	// live counts the rows queued and not yet removed; queueRow and removeRow check each
+	// other through it. Invariant: live is the number of rows in rows[head:] not removed,
+	// so it is zero exactly when the share is empty once trimHead has run.
+	live int32
 	// ackedSeq is the far side's receive_sequence as its latest acknowledgement told it:
 	// every message before it arrived. A message is first sent only while it lies within
 	// the far side's receive window beyond it (G-21), or one loss would let the sender run
@@ -143,9 +148,7 @@ func (b *Broker) queueRow(now time.Duration, ep *endpoint, mt MessageTypeID, byt
 	seq := ep.sendSeq
 	ep.sendSeq++
 	o := ep.out
-	if !o.empty() && o.rows[len(o.rows)-1].seq != seq-1 {
-		panic(fmt.Sprintf("model: endpoint %v: row %d queued after row %d at t=%v", ep.handle, seq, o.rows[len(o.rows)-1].seq, now))
-	}
+	checkRowQueued(now, ep, seq)
 	r := txqRow{seq: seq, msgType: mt, bytes: bytes, enqueued: now, errorCode: errorCode,
 		count: fragmentCount(bytes, b.cfg.FragmentSize)}
 	if r.count > 1 {
@@ -158,6 +161,7 @@ func (b *Broker) queueRow(now time.Duration, ep *endpoint, mt MessageTypeID, byt
 		o.rows, o.head = o.rows[:n], 0
 	}
 	o.rows = append(o.rows, r)
+	o.live++
 	b.dbs[b.cat.Services[ep.service].Database].txqRows++
 	b.counters.MessagesSent++
 	b.trace(TraceRecord{At: now, Kind: TraceMessageSent, Conversation: ep.conv, FromInitiator: ep.isInitiator,
@@ -179,17 +183,51 @@ func (b *Broker) dropRows(now time.Duration, ep *endpoint, reason Reason) {
 		}
 	}
 	o.trimHead()
+	checkShare(now, ep)
 	o.inFlight, o.resend = 0, 0
 	b.makeReady(ep) // nothing is left to send: out of the scheduler
 }
 
 // removeRow deletes one row from the transmission queue and traces why (INV-3).
 func (b *Broker) removeRow(now time.Duration, ep *endpoint, r *txqRow, reason Reason) {
+	db := b.dbs[b.cat.Services[ep.service].Database]
+	checkRowRemoved(now, ep, r, reason, db.txqRows)
 	r.removed = true
 	r.frags = nil
-	b.dbs[b.cat.Services[ep.service].Database].txqRows--
+	ep.out.live--
+	db.txqRows--
 	b.trace(TraceRecord{At: now, Kind: TraceRowRemoved, Conversation: ep.conv, FromInitiator: ep.isInitiator,
 		Sequence: r.seq, MessageType: r.msgType, Reason: reason})
+}
+
+// checkRowQueued, checkRowRemoved and checkShare are the halves of one assertion about a
+// transmission queue row: it is queued once, in sequence order after the endpoint's last
+// row; it is removed once, while counted by its endpoint and its database, and for an
+// acknowledgement only when every fragment is acknowledged (PROTO-9); and the endpoint's
+// count of live rows agrees with its rows.
+func checkRowQueued(now time.Duration, ep *endpoint, seq SequenceNumber) {
+	if o := ep.out; !o.empty() && o.rows[len(o.rows)-1].seq != seq-1 {
+		bug("endpoint %v: row %d queued after row %d at t=%v", ep.handle, seq, o.rows[len(o.rows)-1].seq, now)
+	}
+}
+
+func checkRowRemoved(now time.Duration, ep *endpoint, r *txqRow, reason Reason, dbRows int) {
+	switch {
+	case r.removed:
+		bug("endpoint %v: row %d removed twice (%v) at t=%v", ep.handle, r.seq, reason, now)
+	case ep.out.live <= 0 || dbRows <= 0:
+		bug("endpoint %v: row %d removed (%v) while the endpoint counts %d live rows and its database %d at t=%v",
+			ep.handle, r.seq, reason, ep.out.live, dbRows, now)
+	case reason == ReasonAcked && r.acked != r.count:
+		bug("endpoint %v: row %d removed as acknowledged with %d of %d fragments acknowledged at t=%v",
+			ep.handle, r.seq, r.acked, r.count, now)
+	}
+}
+
+func checkShare(now time.Duration, ep *endpoint) {
+	if o := ep.out; o.empty() != (o.live == 0) {
+		bug("endpoint %v counts %d live rows and holds %d rows from its head at t=%v", ep.handle, o.live, len(o.rows)-o.head, now)
+	}
 }
 
 // transmitEndpoint sends every fragment of a same-instance dialog that is due: direct
@@ -402,6 +440,7 @@ func (b *Broker) applyAck(now time.Duration, ep *endpoint, a *Ack) {
 		}
 	}
 	o.trimHead()
+	checkShare(now, ep)
 	if ep.state == DisconnectedOutbound && o.empty() {
 		// DO + the far side's ack of our EndDialog or Error, and of everything before it,
 		// ⇒ CD (G-16). The EndDialog can be acked out of order, before earlier messages.

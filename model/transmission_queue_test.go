@@ -332,3 +332,70 @@ func TestPRI13_MessagesHeldForAnOffQueueLeaveByLevel(t *testing.T) {
 	}
 	assert.Equal(t, []PriorityLevel{9, 5, 3}, levels)
 }
+
+// The paired assertion on transmission queue rows (STYLE.md §5): a row is checked when it
+// is queued and again when it is removed, and the endpoint's count of live rows against its
+// rows. Each case breaks one thing in a healthy state and calls the check.
+func TestTransmissionQueueRowAssertionsFireOnACorruptedState(t *testing.T) {
+	tests := []struct {
+		name    string
+		corrupt func(ep *endpoint, r *txqRow)
+		check   func(now time.Duration, ep *endpoint, r *txqRow)
+		want    string // in the panic; "" for none
+	}{
+		{"a healthy row passes every check", func(*endpoint, *txqRow) {},
+			func(now time.Duration, ep *endpoint, r *txqRow) {
+				checkRowQueued(now, ep, r.seq+1)
+				checkRowRemoved(now, ep, r, ReasonCleanup, 1)
+				checkShare(now, ep)
+			}, ""},
+		{"a row queued out of sequence", func(*endpoint, *txqRow) {},
+			func(now time.Duration, ep *endpoint, r *txqRow) { checkRowQueued(now, ep, r.seq+2) },
+			"row 2 queued after row 0 at t=50ms"},
+		{"a row removed twice", func(_ *endpoint, r *txqRow) { r.removed = true },
+			func(now time.Duration, ep *endpoint, r *txqRow) { checkRowRemoved(now, ep, r, ReasonCleanup, 1) },
+			"row 0 removed twice (cleanup) at t=50ms"},
+		{"a row removed that its endpoint does not count", func(ep *endpoint, _ *txqRow) { ep.out.live = 0 },
+			func(now time.Duration, ep *endpoint, r *txqRow) { checkRowRemoved(now, ep, r, ReasonCleanup, 1) },
+			"row 0 removed (cleanup) while the endpoint counts 0 live rows and its database 1 at t=50ms"},
+		{"a row removed that its database does not count", func(*endpoint, *txqRow) {},
+			func(now time.Duration, ep *endpoint, r *txqRow) { checkRowRemoved(now, ep, r, ReasonCleanup, 0) },
+			"row 0 removed (cleanup) while the endpoint counts 1 live rows and its database 0 at t=50ms"},
+		{"a row removed as acknowledged with a fragment unacknowledged", func(*endpoint, *txqRow) {},
+			func(now time.Duration, ep *endpoint, r *txqRow) { checkRowRemoved(now, ep, r, ReasonAcked, 1) },
+			"row 0 removed as acknowledged with 0 of 1 fragments acknowledged at t=50ms"},
+		{"an endpoint counting more live rows than it holds", func(ep *endpoint, _ *txqRow) { ep.out.live = 2 },
+			func(now time.Duration, ep *endpoint, _ *txqRow) {
+				ep.out.rows[0].removed = true
+				ep.out.trimHead()
+				checkShare(now, ep)
+			},
+			"counts 2 live rows and holds 0 rows from its head at t=50ms"},
+		{"an endpoint counting no live row while it holds one", func(ep *endpoint, _ *txqRow) { ep.out.live = 0 },
+			func(now time.Duration, ep *endpoint, _ *txqRow) { checkShare(now, ep) },
+			"counts 0 live rows and holds 1 rows from its head at t=50ms"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t, Config{})
+			w.brokers[instA].SetConnectDelay(instB, time.Second) // the row stays unsent
+			d := beginDialog(w, "Target", "RequestReply", BeginDialogOptions{})
+			require.NoError(t, d.sendRequest())
+			ep := w.brokers[instA].endpoints[d.initiator]
+			require.NotNil(t, ep.out, "the SEND queued a row")
+			require.Len(t, ep.out.rows, 1)
+			require.Equal(t, int32(1), ep.out.live)
+			r := &ep.out.rows[0]
+
+			tt.corrupt(ep, r)
+			got := panicOf(func() { tt.check(50*time.Millisecond, ep, r) })
+
+			if tt.want == "" {
+				assert.Empty(t, got, tt.name)
+				return
+			}
+			assert.Contains(t, got, tt.want, tt.name)
+			assert.Contains(t, got, "model: endpoint "+d.initiator.String(), "the report names the endpoint")
+		})
+	}
+}

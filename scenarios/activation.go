@@ -89,17 +89,15 @@ func (a *activator) notified() {
 	a.readers.addSession(0, a.cfg.StartupDelay.Sample(a.rng))
 }
 
-// startActivated runs the queue's procedure as a newly activated task (ACT-6).
+// startActivated runs the queue's procedure as a newly activated task (ACT-6). It gives
+// the broker no input: it runs while step carries out the effects that asked for it.
 func (w *world) startActivated(inst model.InstanceID, a model.ActivationStart) {
 	r := w.activated[a.Queue]
 	if r == nil {
 		p := w.procedure(a.Procedure)
-		if p == nil {
-			w.statementFailed(fmt.Errorf("activation of queue %q: procedure %q is not defined", w.cat.Queues[a.Queue].Name, a.Procedure))
-			if err := w.brokers[inst].TaskExited(w.now(), a.Task); err != nil {
-				w.statementFailed(err)
-			}
-			return
+		if p == nil { // Validate checked every ACTIVATION clause, the timeline's too
+			panic(fmt.Sprintf("scenarios: instance %d activates task %d on queue %q with procedure %q, which is not in Procedures, at t=%v",
+				inst, a.Task, w.cat.Queues[a.Queue].Name, a.Procedure, w.now()))
 		}
 		r = &readerProgram{w: w, queue: a.Queue, inst: inst, cfg: p.reader(w.cat.Queues[a.Queue].Name), kind: activatedProgram,
 			exitWhenEmpty: true}

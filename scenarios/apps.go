@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"strconv"
+	"time"
 
 	"github.com/sbsim/sbsim/model"
 )
@@ -79,13 +80,17 @@ func (wl *workloadRun) begin() {
 	if wl.cfg.GroupSize > 1 && wl.attempts%wl.cfg.GroupSize != 0 {
 		opts.RelatedConversationGroup = wl.group
 	}
-	t := w.brokers[wl.inst].Begin(w.now())
-	h, err := t.BeginDialog(w.now(), wl.from, wl.to, wl.contract, opts)
-	if err == model.ErrWaiting {
-		w.waiterOf[wl.inst][t.ID()] = &pendingBegin{wl: wl, t: t}
-	} else {
-		wl.started(t, h, err)
-	}
+	index, gap := -1, time.Duration(0)
+	w.step(wl.inst, func(b *model.Broker) {
+		t := b.Begin(w.now())
+		h, err := t.BeginDialog(w.now(), wl.from, wl.to, wl.contract, opts)
+		if err == model.ErrWaiting {
+			w.waiterOf[wl.inst][t.ID()] = &pendingBegin{wl: wl, t: t}
+			return
+		}
+		index, gap = wl.started(b, t, h, err)
+	})
+	wl.sendAfter(index, gap)
 	wl.attempts++
 	if wl.attempts < wl.cfg.Dialogs {
 		w.e.After(wl.cfg.Interarrival.Sample(wl.arrivals), wl, beginNext)
@@ -93,8 +98,9 @@ func (wl *workloadRun) begin() {
 }
 
 // started carries on once BEGIN DIALOG has finished in t: it commits, and the dialog
-// starts sending.
-func (wl *workloadRun) started(t *model.Tx, h model.ConversationHandle, err error) {
+// sends its first messages. It returns the dialog's index and the gap before its next
+// message (send), or -1 when BEGIN DIALOG failed.
+func (wl *workloadRun) started(b *model.Broker, t *model.Tx, h model.ConversationHandle, err error) (int, time.Duration) {
 	w := wl.w
 	if err != nil {
 		if !t.Done() {
@@ -102,18 +108,18 @@ func (wl *workloadRun) started(t *model.Tx, h model.ConversationHandle, err erro
 		}
 		wl.sendFails++
 		w.statementFailed(err)
-		return
+		return -1, 0
 	}
 	t.Commit(w.now())
 	wl.begun++
-	ep, _ := w.brokers[wl.inst].Endpoint(h)
+	ep, _ := b.Endpoint(h)
 	if wl.cfg.GroupSize > 1 && wl.group != ep.ConversationGroupID {
 		wl.group = ep.ConversationGroupID // the group's first dialog
 	}
 	d := &dialogApp{wl: wl, initiator: h, initiatorLevel: ep.Priority, targetLevel: model.DefaultPriority}
 	w.dialogs[ep.ConversationID] = d
 	wl.dialogs = append(wl.dialogs, d)
-	wl.sendNext(d, len(wl.dialogs)-1)
+	return len(wl.dialogs) - 1, wl.send(b, d)
 }
 
 // pendingBegin is a BEGIN DIALOG waiting for its group's lock.
@@ -129,16 +135,34 @@ func (p *pendingBegin) statementCompleted(err error) {
 }
 
 func (p *pendingBegin) HandleEvent(uint64) {
-	_, _, h := p.t.Result(nil)
-	p.wl.started(p.t, h, p.err)
-	p.wl.w.apply(p.wl.inst)
+	index, gap := -1, time.Duration(0)
+	p.wl.w.step(p.wl.inst, func(b *model.Broker) {
+		_, _, h := p.t.Result(nil)
+		index, gap = p.wl.started(b, p.t, h, p.err)
+	})
+	p.wl.sendAfter(index, gap)
 }
 
-// sendNext sends the dialog's next message, then either schedules the one after, or, after
-// the last, ends the conversation unless replies are awaited.
+// sendNext sends the dialog's next messages as one input of the broker, and schedules the
+// one after.
 func (wl *workloadRun) sendNext(d *dialogApp, index int) {
+	var gap time.Duration
+	wl.w.step(wl.inst, func(b *model.Broker) { gap = wl.send(b, d) })
+	wl.sendAfter(index, gap)
+}
+
+// sendAfter schedules the next message of the dialog with that index after gap, once the
+// effects of the last are carried out; a zero gap means the dialog has sent its last.
+func (wl *workloadRun) sendAfter(index int, gap time.Duration) {
+	if gap > 0 {
+		wl.w.e.After(gap, wl, uint64(index))
+	}
+}
+
+// send sends the dialog's messages up to the next gap, and returns the gap; after the last
+// message it ends the conversation unless replies are awaited, and returns zero.
+func (wl *workloadRun) send(b *model.Broker, d *dialogApp) time.Duration {
 	w := wl.w
-	b := w.brokers[wl.inst]
 	for d.sent < wl.cfg.Messages && !d.ended {
 		size := int64(wl.cfg.Size.distribution().Sample(wl.sizes))
 		// A SEND that waits for the group's lock (the initiator's reader holds it) is sent
@@ -152,19 +176,17 @@ func (wl *workloadRun) sendNext(d *dialogApp, index int) {
 		d.sent++
 		wl.messagesSent++
 		if gap := wl.cfg.MessageGap.Sample(wl.gaps); gap > 0 && d.sent < wl.cfg.Messages {
-			w.apply(wl.inst)
-			w.e.After(gap, wl, uint64(index))
-			return
+			return gap
 		}
 	}
 	if !wl.cfg.Replies || d.replies >= wl.cfg.Messages {
-		wl.end(d)
+		wl.end(b, d)
 	}
-	w.apply(wl.inst)
+	return 0
 }
 
 // end ends the initiator's side of the dialog, once.
-func (wl *workloadRun) end(d *dialogApp) {
+func (wl *workloadRun) end(b *model.Broker, d *dialogApp) {
 	if d.ended || wl.keepOpen {
 		return
 	}
@@ -173,7 +195,7 @@ func (wl *workloadRun) end(d *dialogApp) {
 	if wl.cfg.EndWithError {
 		opts = model.EndOptions{WithError: true, ErrorCode: 50000}
 	}
-	if err := wl.w.brokers[wl.inst].EndConversation(wl.w.now(), d.initiator, opts); err == nil || err == model.ErrWaiting {
+	if err := b.EndConversation(wl.w.now(), d.initiator, opts); err == nil || err == model.ErrWaiting {
 		wl.ended++
 	} else if !errors.Is(err, model.ErrHandleNotFound) {
 		wl.w.statementFailed(err)

@@ -124,16 +124,19 @@ func (s *session) statementCompleted(err error) {
 	s.r.w.e.After(0, s, evCompleted)
 }
 
+// HandleEvent runs the session's next step as one input of its broker: the statements it
+// issues take effect together when it returns.
 func (s *session) HandleEvent(ev uint64) {
-	switch ev {
-	case evStart:
-		s.start()
-	case evCompleted:
-		s.completed()
-	case evProcessed:
-		s.processed()
-	}
-	s.r.w.apply(s.r.inst)
+	s.r.w.step(s.r.inst, func(*model.Broker) {
+		switch ev {
+		case evStart:
+			s.start()
+		case evCompleted:
+			s.completed()
+		case evProcessed:
+			s.processed()
+		}
+	})
 }
 
 func (s *session) broker() *model.Broker { return s.r.w.brokers[s.r.inst] }
