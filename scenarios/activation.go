@@ -121,8 +121,8 @@ func (w *world) procedure(name string) *Procedure {
 // program of the readers it starts on the target queue.
 func (w *world) newActivator(i int) *activator {
 	cfg := &w.cfg.ExternalActivators[i]
-	own, _ := findQueue(w.cat, cfg.Queue)
-	target, _ := findQueue(w.cat, cfg.Target)
+	own, _ := FindQueue(w.cat, cfg.Queue)
+	target, _ := FindQueue(w.cat, cfg.Target)
 	a := &activator{cfg: cfg, rng: w.e.Stream(fmt.Sprintf("activator/%d", i)),
 		stats: ActivatorResult{Queue: cfg.Queue, Target: cfg.Target}}
 	inbox := w.newReaderProgram(own, Reader{Queue: cfg.Queue})

@@ -202,7 +202,7 @@ func (c *Config) Validate(cat *model.Catalog) error {
 	}
 	readerOf := map[model.QueueID]int{}
 	for i, r := range c.Readers {
-		q, err := findQueue(cat, r.Queue)
+		q, err := FindQueue(cat, r.Queue)
 		if err != nil {
 			return fmt.Errorf("reader %d: %w", i, err)
 		}
@@ -219,8 +219,8 @@ func (c *Config) Validate(cat *model.Catalog) error {
 		switch {
 		case r.Mode > GroupLoop:
 			return fmt.Errorf("reader %d (%s): Mode %d is neither ReceiveLoop nor GroupLoop", i, r.Queue, r.Mode)
-		case r.Sessions < 0 || r.Sessions > maxSessions:
-			return fmt.Errorf("reader %d (%s): Sessions %d is outside 0..%d", i, r.Queue, r.Sessions, maxSessions)
+		case r.Sessions < 0 || r.Sessions > MaxSessions:
+			return fmt.Errorf("reader %d (%s): Sessions %d is outside 0..%d", i, r.Queue, r.Sessions, MaxSessions)
 		case r.WaitFor < 0:
 			return fmt.Errorf("reader %d (%s): WaitFor %v is negative", i, r.Queue, r.WaitFor)
 		case !(r.RollbackRate >= 0 && r.RollbackRate <= 1):
@@ -263,7 +263,7 @@ func (c *Config) Validate(cat *model.Catalog) error {
 			}
 			continue
 		}
-		if _, err := findQueue(cat, ch.Queue); err != nil {
+		if _, err := FindQueue(cat, ch.Queue); err != nil {
 			return fmt.Errorf("timeline %d: %w", i, err)
 		}
 		if ch.At < 0 {
@@ -335,13 +335,7 @@ var ErrUnknownQueue = errors.New("unknown queue")
 
 // FindQueue resolves a queue selector, "instance/database/queue" or a queue name unique in
 // the world, in the catalog.
-func FindQueue(cat *model.Catalog, name string) (model.QueueID, error) { return findQueue(cat, name) }
-
-// MaxSessions is the most sessions a reader program may run.
-const MaxSessions = maxSessions
-
-// findQueue resolves "instance/database/queue", or a queue name unique in the world.
-func findQueue(cat *model.Catalog, name string) (model.QueueID, error) {
+func FindQueue(cat *model.Catalog, name string) (model.QueueID, error) {
 	found := model.QueueID(-1)
 	for i, q := range cat.Queues {
 		db := cat.Databases[q.Database]
@@ -394,10 +388,10 @@ func (c *Config) validateActivation(cat *model.Catalog) error {
 	}
 	for i, a := range c.ExternalActivators {
 		where := fmt.Sprintf("external activator %d", i)
-		if _, err := findQueue(cat, a.Queue); err != nil {
+		if _, err := FindQueue(cat, a.Queue); err != nil {
 			return fmt.Errorf("%s: Queue: %w", where, err)
 		}
-		if _, err := findQueue(cat, a.Target); err != nil {
+		if _, err := FindQueue(cat, a.Target); err != nil {
 			return fmt.Errorf("%s: Target: %w", where, err)
 		}
 		switch {

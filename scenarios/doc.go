@@ -25,24 +25,26 @@
 // Config.SampleInterval (QueueResult.Samples, Series), latency distributions (CDFPoint),
 // and, with Config.Trace, every trace record and a table per conversation.
 //
-// Scenario files describe a Config in YAML, with the design question they answer and
-// expectations on the results; docs/scenario-files.md describes every key. LoadFile and
-// Load read a file into a File and report every problem as FileErrors, with line and
-// column. File.Check checks the expectations against a Result (Metrics lists what they
-// may name), and File.Marshal writes the file back. The library of design-validation
-// scenarios is embedded from library/*.yaml (LibraryNames, LibraryFile, LoadLibrary). The
-// older built-in scenarios written in Go (BuiltinNames, LookupBuiltin) remain for the
-// command's flag form. cmd/simulate runs all of these, writes the results and draws the
-// plots (package plots).
+// Each figure a run reports is declared once, in the table of metrics (Metrics): its name,
+// unit, meaning, the keys that narrow it to a subject (a level, queue, workload or
+// instance) and how it is computed from a Result. Expectations (scenarios/file), the
+// metrics list of summary.json and the text report's figures (scenarios/results) and the
+// rows of a sweep (scenarios/batch) all take them from that table: adding a metric is one
+// edit there. Measures returns every metric's values on every subject of a Result.
+//
+// The packages below this one: scenarios/file reads scenario files (YAML) into a Config
+// with the question they answer and their expectations, applies -set overrides, and
+// embeds the library of design-validation scenarios; scenarios/batch runs many seeds and
+// parameter grids on several workers; scenarios/results writes what a run leaves.
 //
 // Not modelled: routing (a dialog reaches its service by name, and service names are
 // unique in the world) and instance crashes.
 //
 // Usage:
 //
-//	f, err := scenarios.LoadLibrary("lossy-wan") // or scenarios.LoadFile("my-design.yaml")
-//	if err != nil { /* bad input: err lists each problem with its line and column */ }
-//	res, err := scenarios.Run(f.Config, seed)
+//	res, err := scenarios.Run(cfg, seed) // cfg built in Go, or file.Library("lossy-wan") and its Config
+//	if err != nil { /* bad input: the Config does not validate */ }
 //	if res.Violation != nil { /* an invariant broke: res.Violation.Records shows how */ }
-//	for _, v := range f.Check(res) { /* v.OK, and what the run gave */ }
+//	m, _ := scenarios.LookupMetric("latency.p99")
+//	p99, _, ok := m.Value(res, scenarios.Subject{Level: 10})
 package scenarios

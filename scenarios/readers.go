@@ -11,8 +11,8 @@ import (
 	"github.com/sbsim/sbsim/sim"
 )
 
-// maxSessions bounds Reader.Sessions.
-const maxSessions = 1000
+// MaxSessions bounds Reader.Sessions: the most sessions a reader program may run.
+const MaxSessions = 1000
 
 // readerProgram is the reader program of one queue: Reader.Sessions sessions running its
 // loop, each in its own transactions.

@@ -101,7 +101,7 @@ func (w *world) buildReaders() {
 	w.readers, w.activated, w.queues = make([]*readerProgram, n), make([]*readerProgram, n), make([]queueStats, n)
 	configured := make([]*Reader, n)
 	for i := range w.cfg.Readers {
-		q, _ := findQueue(cat, w.cfg.Readers[i].Queue)
+		q, _ := FindQueue(cat, w.cfg.Readers[i].Queue)
 		configured[q] = &w.cfg.Readers[i]
 	}
 	served := make([]bool, n) // by a monitor or an activator's inbox
@@ -109,7 +109,7 @@ func (w *world) buildReaders() {
 		served[en.Queue] = true
 	}
 	for i := range w.cfg.ExternalActivators {
-		q, _ := findQueue(cat, w.cfg.ExternalActivators[i].Queue)
+		q, _ := FindQueue(cat, w.cfg.ExternalActivators[i].Queue)
 		served[q] = true
 	}
 	hidden := make([]bool, n)
@@ -342,7 +342,7 @@ func (c changeEvent) HandleEvent(i uint64) {
 		}
 		return
 	}
-	q, _ := findQueue(c.w.cat, ch.Queue)
+	q, _ := FindQueue(c.w.cat, ch.Queue)
 	inst := c.w.cat.Databases[c.w.cat.Queues[q].Database].Instance
 	if ch.Activation != nil {
 		c.w.step(inst, func(b *model.Broker) {

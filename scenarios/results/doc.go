@@ -1,9 +1,12 @@
-// Package output writes what one run of a scenario produced to files: summary.json (a
-// versioned summary of every figure, with the invariant and expectation verdicts),
+// Package results writes what runs of a scenario produced: for one run, the text report
+// (WriteReport) and the files, summary.json (a versioned summary of every figure, with the
+// invariant and expectation verdicts and the value of every metric of scenarios.Metrics),
 // series.csv (the figures sampled over time, in long form), latency_cdf.csv (the latency
 // distribution per priority level), trace.jsonl (the trace records, one JSON object a
-// line) and the plots, PNG and SVG, drawn by package plots. docs/outputs.md is the
-// reference of every file, field and column.
+// line) and the plots, PNG and SVG, drawn by package plots; for a sweep, sweep.csv and its
+// plots (WriteSweep). docs/outputs.md is the reference of every file, field and column.
+// The list of invariants the report and summary.json give a verdict for is
+// invariant.Rules.
 //
 // It converts a *scenarios.Result, which is plain data, into those files, and runs no
 // simulation. Every writer is a pure function of its input: the same Result, scenario
@@ -25,6 +28,6 @@
 //	if err != nil {
 //		return err
 //	}
-//	s := output.NewSummary(res, name, hash, verdicts)
-//	paths, err := output.WriteAll(dir, res, s, res.Trace) // nil instead of res.Trace: no trace.jsonl
+//	s := results.NewSummary(res, name, hash, verdicts)
+//	paths, err := results.WriteAll(dir, res, s, res.Trace) // nil instead of res.Trace: no trace.jsonl
 package results
