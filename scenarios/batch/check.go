@@ -48,47 +48,28 @@ func (v Verdict) OK() bool { return v.Err == nil && len(v.Failures) == 0 }
 func Check(targets []Target, workers int, progress func()) iter.Seq[Verdict] {
 	return func(yield func(Verdict) bool) {
 		var jobs []Job
-		owner := []int{} // owner[j] is the target of job j
-		for t, tg := range targets {
+		for _, tg := range targets {
 			for s := 1; s <= tg.Seeds; s++ {
 				jobs = append(jobs, Job{Config: tg.Scenario.Config, Seed: uint64(s)})
-				owner = append(owner, t)
 			}
 		}
-		t, v := 0, Verdict{}
-		begin := func() {
-			for t < len(targets) && targets[t].Seeds == 0 { // nothing to run: passes at once
-				if !yield(Verdict{Name: targets[t].Name}) {
-					t = len(targets) + 1
-					return
+		next, stop := iter.Pull(Run(jobs, workers, progress))
+		defer stop()
+		for _, tg := range targets {
+			v := Verdict{Name: tg.Name, Seeds: tg.Seeds}
+			for range tg.Seeds {
+				o, _ := next()
+				switch {
+				case o.Err != nil && v.Err == nil:
+					v.Err = fmt.Errorf("%s seed %d: %w", tg.Name, o.Seed, o.Err)
+				case o.Result != nil:
+					if why := failures(tg.Scenario, o); len(why) > 0 {
+						v.Failures = append(v.Failures, SeedFailure{Seed: o.Seed, Reasons: why})
+					}
 				}
-				t++
 			}
-			if t < len(targets) {
-				v = Verdict{Name: targets[t].Name, Seeds: targets[t].Seeds}
-			}
-		}
-		begin()
-		seen := 0
-		for o := range Run(jobs, workers, progress) {
-			if t > len(targets) {
+			if !yield(v) {
 				return
-			}
-			if o.Err != nil && v.Err == nil {
-				v.Err = fmt.Errorf("%s seed %d: %w", v.Name, o.Seed, o.Err)
-			}
-			if o.Result != nil {
-				if why := failures(targets[owner[o.Index]].Scenario, o); len(why) > 0 {
-					v.Failures = append(v.Failures, SeedFailure{Seed: o.Seed, Reasons: why})
-				}
-			}
-			seen++
-			if seen == targets[t].Seeds {
-				if !yield(v) {
-					return
-				}
-				t, seen = t+1, 0
-				begin()
 			}
 		}
 	}

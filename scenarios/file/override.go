@@ -2,6 +2,7 @@ package file
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -63,10 +64,17 @@ func (s *Scenario) With(overrides ...Override) (*Scenario, error) {
 		return nil, err
 	}
 	out, err := Load(s.Source+" with "+strings.Join(names, ", "), buf.Bytes())
-	if err != nil {
-		return nil, fmt.Errorf("-set %s: %w", strings.Join(names, " -set "), err)
+	var errs Errors
+	if errors.As(err, &errs) {
+		// The lines and columns are in the text Marshal wrote, which the user never saw: the
+		// errors name the overrides instead, and the keys.
+		placed := make(Errors, len(errs))
+		for i, e := range errs {
+			placed[i] = &Error{File: s.Source + ": -set " + strings.Join(names, " -set "), Path: e.Path, Message: e.Message, Err: e.Err}
+		}
+		return nil, placed
 	}
-	return out, nil
+	return out, err
 }
 
 // set writes the override's value at its key, adding the mappings a missing key needs.
