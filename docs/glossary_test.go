@@ -1,6 +1,7 @@
-// Package docs holds the user documentation of sbsim. Its only Go file is this test, which
-// keeps glossary.md, the table of every rule ID of the specification, in step with the
-// specification and with the documents and code that cite those IDs.
+// Package docs holds the user documentation of sbsim. Its Go files are tests only: this
+// one keeps glossary.md, the table of every rule ID of the specification, in step with the
+// specification and with the documents and code that cite those IDs; references_test.go
+// and facts_test.go keep the documents' other citations true.
 package docs
 
 import (
