@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 
+	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/file"
 )
 
@@ -48,12 +49,15 @@ func (v Verdict) OK() bool { return v.Err == nil && len(v.Failures) == 0 }
 func Check(targets []Target, workers int, progress func()) iter.Seq[Verdict] {
 	return func(yield func(Verdict) bool) {
 		var jobs []Job
+		var owner []*file.Scenario // the scenario of each job
 		for _, tg := range targets {
 			for s := 1; s <= tg.Seeds; s++ {
 				jobs = append(jobs, Job{Config: tg.Scenario.Config, Seed: uint64(s)})
+				owner = append(owner, tg.Scenario)
 			}
 		}
-		next, stop := iter.Pull(Run(jobs, workers, progress))
+		keep := func(i int, res *scenarios.Result) []string { return failures(owner[i], res) }
+		next, stop := iter.Pull(Map(jobs, workers, keep, progress))
 		defer stop()
 		for _, tg := range targets {
 			v := Verdict{Name: tg.Name, Seeds: tg.Seeds}
@@ -62,10 +66,8 @@ func Check(targets []Target, workers int, progress func()) iter.Seq[Verdict] {
 				switch {
 				case o.Err != nil && v.Err == nil:
 					v.Err = fmt.Errorf("%s seed %d: %w", tg.Name, o.Seed, o.Err)
-				case o.Result != nil:
-					if why := failures(tg.Scenario, o); len(why) > 0 {
-						v.Failures = append(v.Failures, SeedFailure{Seed: o.Seed, Reasons: why})
-					}
+				case len(o.Kept) > 0:
+					v.Failures = append(v.Failures, SeedFailure{Seed: o.Seed, Reasons: o.Kept})
 				}
 			}
 			if !yield(v) {
@@ -77,12 +79,12 @@ func Check(targets []Target, workers int, progress func()) iter.Seq[Verdict] {
 
 // failures says why a run failed its scenario: the invariant violated, each expectation
 // that did not hold.
-func failures(s *file.Scenario, o Outcome) []string {
+func failures(s *file.Scenario, res *scenarios.Result) []string {
 	var why []string
-	if v := o.Result.Violation; v != nil {
+	if v := res.Violation; v != nil {
 		why = append(why, v.Rule+" violated")
 	}
-	for _, e := range s.Check(o.Result) {
+	for _, e := range s.Check(res) {
 		if !e.OK {
 			why = append(why, e.String())
 		}

@@ -13,13 +13,13 @@ type Job struct {
 	Seed   uint64
 }
 
-// Outcome is one job run: its index among the jobs, its result, or the error of a config
-// that cannot run.
-type Outcome struct {
-	Index  int
-	Seed   uint64
-	Result *scenarios.Result
-	Err    error
+// Outcome is one job run: its index among the jobs, its seed, what was kept of its result
+// (the result itself, for Run), or the error of a config that cannot run.
+type Outcome[T any] struct {
+	Index int
+	Seed  uint64
+	Kept  T
+	Err   error
 }
 
 // aheadPerWorker bounds how many runs may be done or under way beyond the one the caller
@@ -27,12 +27,20 @@ type Outcome struct {
 const aheadPerWorker = 2
 
 // Run runs the jobs on workers goroutines, one single-threaded run each, and yields their
-// outcomes in the jobs' order. At most 2×workers outcomes are held at once, so a long batch
-// runs in constant memory when the caller keeps only what it needs of each. Stopping the
-// iteration early stops the workers once their current runs end. progress, when not nil,
-// is called once per finished run, from the iterating goroutine.
-func Run(jobs []Job, workers int, progress func()) iter.Seq[Outcome] {
-	return func(yield func(Outcome) bool) {
+// outcomes, each with its whole result, in the jobs' order. See Map.
+func Run(jobs []Job, workers int, progress func()) iter.Seq[Outcome[*scenarios.Result]] {
+	return Map(jobs, workers, func(_ int, res *scenarios.Result) *scenarios.Result { return res }, progress)
+}
+
+// Map runs the jobs on workers goroutines, one single-threaded run each, hands each result
+// to keep on the goroutine that ran it (so keep must only read what it is given), and
+// yields what keep returned, in the jobs' order whatever finished first. Only what keep
+// returns waits for its turn: a result is dropped as soon as keep returns, and at most
+// 2×workers outcomes are held at once, so a long batch runs in constant memory. Stopping
+// the iteration early stops the workers once their current runs end. progress, when not
+// nil, is called once per finished run, from the iterating goroutine.
+func Map[T any](jobs []Job, workers int, keep func(i int, res *scenarios.Result) T, progress func()) iter.Seq[Outcome[T]] {
+	return func(yield func(Outcome[T]) bool) {
 		workers = max(1, min(workers, len(jobs)))
 		if len(jobs) == 0 {
 			return
@@ -40,7 +48,7 @@ func Run(jobs []Job, workers int, progress func()) iter.Seq[Outcome] {
 		window := aheadPerWorker * workers
 		tokens := make(chan struct{}, window)
 		next := make(chan int)
-		done := make(chan Outcome, window)
+		done := make(chan Outcome[T], window)
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
 		go func() { // hands out the jobs, never more than window ahead of what was yielded
@@ -63,8 +71,12 @@ func Run(jobs []Job, workers int, progress func()) iter.Seq[Outcome] {
 			go func() {
 				defer wg.Done()
 				for i := range next {
+					o := Outcome[T]{Index: i, Seed: jobs[i].Seed}
 					res, err := scenarios.Run(jobs[i].Config, jobs[i].Seed)
-					done <- Outcome{Index: i, Seed: jobs[i].Seed, Result: res, Err: err} // room: a token is held
+					if o.Err = err; err == nil {
+						o.Kept = keep(i, res)
+					}
+					done <- o // room: a token is held
 				}
 			}()
 		}
@@ -77,7 +89,7 @@ func Run(jobs []Job, workers int, progress func()) iter.Seq[Outcome] {
 			wg.Wait()
 			close(done)
 		}()
-		pending := make(map[int]Outcome, window)
+		pending := make(map[int]Outcome[T], window)
 		for want := 0; want < len(jobs); {
 			o := <-done
 			if progress != nil {

@@ -114,13 +114,16 @@ func (s *Sweep) Run(workers int, progress func()) iter.Seq2[SweepRun, error] {
 				jobs = append(jobs, Job{Config: p.Scenario.Config, Seed: uint64(seed)})
 			}
 		}
-		for o := range Run(jobs, workers, progress) {
-			r := SweepRun{Point: o.Index / s.Seeds, Seed: o.Seed}
+		keep := func(_ int, res *scenarios.Result) SweepRun {
+			return SweepRun{Measures: scenarios.Measures(res), Violation: res.Violation}
+		}
+		for o := range Map(jobs, workers, keep, progress) {
+			r := o.Kept
+			r.Point, r.Seed = o.Index/s.Seeds, o.Seed
 			if o.Err != nil {
 				yield(r, fmt.Errorf("%s seed %d: %w", s.Describe(s.Points[r.Point]), o.Seed, o.Err))
 				return
 			}
-			r.Measures, r.Violation = scenarios.Measures(o.Result), o.Result.Violation
 			if !yield(r, nil) {
 				return
 			}
