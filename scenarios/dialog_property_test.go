@@ -192,6 +192,14 @@ func checkWorldConfig(s worldSpec, cfg Config) string {
 			problems = append(problems, fmt.Sprintf("workload %s: %d replies for %d requests", w.Name, w.RepliesReceived, w.MessagesSent))
 		}
 	}
+	for _, l := range res.Links { // FND-8: every packet of every link is accounted for, none left in flight
+		if err := l.Counters.Check(); err != nil {
+			problems = append(problems, fmt.Sprintf("link %s: %v", l.Name, err))
+		}
+		if l.Counters.InFlight != 0 {
+			problems = append(problems, fmt.Sprintf("link %s: %d packets in flight after the run drained", l.Name, l.Counters.InFlight))
+		}
+	}
 	for _, in := range res.Instances {
 		if in.TransmissionQueueRows != 0 {
 			problems = append(problems, fmt.Sprintf("instance %s: %d rows left in the transmission queue", in.Name, in.TransmissionQueueRows))

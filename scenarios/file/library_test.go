@@ -33,6 +33,9 @@ func TestLibraryScenariosMeetTheirExpectations(t *testing.T) {
 				for _, v := range f.Check(res) {
 					assert.True(t, v.OK, "seed %d: %v", seed, v)
 				}
+				for _, l := range res.Links { // FND-8: the link accounting of a whole world
+					assert.NoError(t, l.Counters.Check(), "seed %d link %s", seed, l.Name)
+				}
 			}
 		})
 	}
