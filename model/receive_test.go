@@ -13,6 +13,17 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// groups lists the groups of received rows.
+func groups(msgs []ReceivedMessage) []ConversationGroupID {
+	var out []ConversationGroupID
+	for _, m := range msgs {
+		if !slices.Contains(out, m.ConversationGroupID) {
+			out = append(out, m.ConversationGroupID)
+		}
+	}
+	return out
+}
+
 // Reference: spec QUE-4, PRI-7, PRI-8 and QUE-5: each RECEIVE returns the messages of one
 // group, the group of highest priority first, whatever the order the messages arrived in;
 // GET CONVERSATION GROUP returns the groups in the same order, and nothing when none is
