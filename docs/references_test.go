@@ -42,6 +42,24 @@ type repo struct {
 	tests    []string        // every Test, Benchmark and Fuzz function of every _test.go file
 }
 
+// ignoredAtRoot returns the top-level names .gitignore leaves out (/sbsim-results/, what
+// the command writes when it runs from the root): they are outputs, not the repository.
+func ignoredAtRoot(root string) map[string]bool {
+	out := map[string]bool{}
+	data, err := os.ReadFile(filepath.Join(root, ".gitignore"))
+	if err != nil {
+		return out
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "/"); ok {
+			if name = strings.TrimSuffix(name, "/"); name != "" && !strings.ContainsAny(name, "/*") {
+				out[name] = true
+			}
+		}
+	}
+	return out
+}
+
 // loadRepo walks the repository from root, leaving out hidden directories, and parses
 // every _test.go file for its test functions.
 func loadRepo(t *testing.T, root string) *repo {
@@ -51,8 +69,9 @@ func loadRepo(t *testing.T, root string) *repo {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ignored := ignoredAtRoot(root)
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), ".") {
+		if !strings.HasPrefix(e.Name(), ".") && !ignored[e.Name()] {
 			r.topLevel[e.Name()] = true
 		}
 	}
@@ -62,7 +81,8 @@ func loadRepo(t *testing.T, root string) *repo {
 			return err
 		}
 		if d.IsDir() {
-			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "vendor") {
+			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "vendor" ||
+				filepath.Dir(path) == root && ignored[d.Name()]) {
 				return filepath.SkipDir
 			}
 			return nil
