@@ -55,10 +55,10 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	tick, finish := progress(stderr, total, "checking")
 	failed := 0
 	for v := range batch.Check(targets, *nworkers, tick) {
-		if v.Err != nil {
-			finish()
-			fmt.Fprintf(stderr, "simulate: %v\n", v.Err)
-			return 2
+		if v.Err != nil { // a run that could not start, or panicked: a bug, with its replay line
+			failed++
+			fmt.Fprintf(stdout, "FAIL  %s: %v\n      replay: %s\n", v.Name, v.Err, file.Replay(v.Name, *sets, v.ErrSeed))
+			continue
 		}
 		if v.OK() {
 			fmt.Fprintf(stdout, "PASS  %s (%d seeds)\n", v.Name, v.Seeds)

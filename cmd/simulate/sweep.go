@@ -61,10 +61,10 @@ func runSweep(arg string, sw *batch.Sweep, out string, nworkers int, stdout, std
 	var runs []batch.SweepRun
 	violated := 0
 	for r, err := range sw.Run(nworkers, tick) {
-		if err != nil {
+		if err != nil { // a run that could not start, or panicked: a bug, with its replay line
 			finish()
-			fmt.Fprintf(stderr, "simulate: %v\n", err)
-			return 2
+			fmt.Fprintf(stderr, "simulate: %v\nreplay: %s\n", err, file.Replay(arg, sw.Overrides(sw.Points[r.Point]), r.Seed))
+			return 1
 		}
 		if v := r.Violation; v != nil {
 			violated++

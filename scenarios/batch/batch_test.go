@@ -242,3 +242,31 @@ func TestCheckRetainsNothingFromRunToRun(t *testing.T) {
 		float64(small)/1e6, float64(large)/1e6, float64(large)/float64(small))
 	assert.LessOrEqual(t, float64(large), 1.5*float64(small))
 }
+
+// A run that panics (a bug of the simulator) becomes its seed's error, and the batch goes
+// on: the caller can say which seed to replay instead of losing the whole batch.
+func TestMapReportsAPanickingRunAsItsSeedsError(t *testing.T) {
+	jobs := jobsOf(library(t, "poison-message"), 4)
+	keep := func(i int, res *scenarios.Result) uint64 {
+		if i == 2 {
+			panic("model: a deliberately broken assertion")
+		}
+		return res.Events
+	}
+	var errs []error
+	n := 0
+	for o := range Map(jobs, 2, keep, nil) {
+		n++
+		if o.Err != nil {
+			var pe *PanicError
+			require.ErrorAs(t, o.Err, &pe)
+			assert.Equal(t, uint64(3), o.Seed)
+			assert.Contains(t, o.Err.Error(), "a deliberately broken assertion")
+			errs = append(errs, o.Err)
+			continue
+		}
+		assert.Positive(t, o.Kept)
+	}
+	assert.Equal(t, 4, n)
+	assert.Len(t, errs, 1)
+}

@@ -32,13 +32,15 @@ type SeedFailure struct {
 }
 
 // Verdict is a scenario's check: it passes when, on every seed, no invariant was violated
-// and every expectation held. Err is set when a run could not start (a config the
-// scenario's validation let through, which is a bug).
+// and every expectation held. Err is set when a run could not start or panicked (a
+// PanicError): a bug of the simulator, on seed ErrSeed.
 type Verdict struct {
 	Name     string
 	Seeds    int
 	Failures []SeedFailure
 	Err      error
+	// ErrSeed is the seed whose run gave Err.
+	ErrSeed uint64
 }
 
 // OK reports whether the scenario passed on every seed.
@@ -65,7 +67,7 @@ func Check(targets []Target, workers int, progress func()) iter.Seq[Verdict] {
 				o, _ := next()
 				switch {
 				case o.Err != nil && v.Err == nil:
-					v.Err = fmt.Errorf("%s seed %d: %w", tg.Name, o.Seed, o.Err)
+					v.Err, v.ErrSeed = fmt.Errorf("%s seed %d: %w", tg.Name, o.Seed, o.Err), o.Seed
 				case len(o.Kept) > 0:
 					v.Failures = append(v.Failures, SeedFailure{Seed: o.Seed, Reasons: o.Kept})
 				}

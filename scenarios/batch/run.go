@@ -1,7 +1,9 @@
 package batch
 
 import (
+	"fmt"
 	"iter"
+	"runtime/debug"
 	"sync"
 
 	"github.com/sbsim/sbsim/scenarios"
@@ -71,12 +73,7 @@ func Map[T any](jobs []Job, workers int, keep func(i int, res *scenarios.Result)
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					o := Outcome[T]{Index: i, Seed: jobs[i].Seed}
-					res, err := scenarios.Run(jobs[i].Config, jobs[i].Seed)
-					if o.Err = err; err == nil {
-						o.Kept = keep(i, res)
-					}
-					done <- o // room: a token is held
+					done <- runOne(i, jobs[i], keep) // room: a token is held
 				}
 			}()
 		}
@@ -110,4 +107,31 @@ func Map[T any](jobs []Job, workers int, keep func(i int, res *scenarios.Result)
 			}
 		}
 	}
+}
+
+// PanicError is the error of a run that panicked: a bug of the simulator (an assertion of
+// the model, say), which the batch reports for its seed instead of ending the process.
+type PanicError struct {
+	Value any
+	Stack string
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("the run panicked, a bug of the simulator: %v\n%s", e.Value, e.Stack)
+}
+
+// runOne runs job i and keeps what keep returns; a panic of the run or of keep becomes the
+// outcome's error.
+func runOne[T any](i int, job Job, keep func(int, *scenarios.Result) T) (o Outcome[T]) {
+	o = Outcome[T]{Index: i, Seed: job.Seed}
+	defer func() {
+		if r := recover(); r != nil {
+			o.Err = &PanicError{Value: r, Stack: string(debug.Stack())}
+		}
+	}()
+	res, err := scenarios.Run(job.Config, job.Seed)
+	if o.Err = err; err == nil {
+		o.Kept = keep(i, res)
+	}
+	return o
 }
