@@ -217,8 +217,8 @@ func LookupMetric(name string) (Metric, bool) {
 	return metrics[i], true
 }
 
-// queueSubjects names the result's queues: by name, or by instance/queue where two
-// instances have a queue of that name.
+// queueSubjects names the result's queues: by name, or by instance/database/queue where
+// the name is not unique in the world (the selector a scenario file's expectations take).
 func (r *Result) queueSubjects() []string {
 	out := make([]string, 0, len(r.Queues))
 	for _, q := range r.Queues {
@@ -229,7 +229,7 @@ func (r *Result) queueSubjects() []string {
 			}
 		}
 		if n > 1 {
-			out = append(out, q.Instance+"/"+q.Queue)
+			out = append(out, q.Instance+"/"+q.Database+"/"+q.Queue)
 		} else {
 			out = append(out, q.Queue)
 		}

@@ -267,23 +267,24 @@ func (r *Result) level(l int) LevelResult {
 }
 
 // SplitQueue splits a queue selector, a name, instance/queue or instance/database/queue,
-// into the instance (empty for a plain name) and the queue's name.
-func SplitQueue(sel string) (instance, name string) {
+// into the instance and the database (empty where the selector does not say them) and the
+// queue's name.
+func SplitQueue(sel string) (instance, database, name string) {
 	parts := strings.Split(sel, "/")
 	switch len(parts) {
 	case 2:
-		return parts[0], parts[1]
+		return parts[0], "", parts[1]
 	case 3:
-		return parts[0], parts[2]
+		return parts[0], parts[1], parts[2]
 	}
-	return "", sel
+	return "", "", sel
 }
 
 func (r *Result) queueRows(sel string) []QueueResult {
-	inst, name := SplitQueue(sel)
+	inst, db, name := SplitQueue(sel)
 	var rows []QueueResult
 	for _, q := range r.Queues {
-		if q.Queue == name && (inst == "" || q.Instance == inst) {
+		if q.Queue == name && (inst == "" || q.Instance == inst) && (db == "" || q.Database == db) {
 			rows = append(rows, q)
 		}
 	}
@@ -294,8 +295,8 @@ func (r *Result) queueRows(sel string) []QueueResult {
 // instance/database/queue an external activator was given) is the selected one. Reader
 // rows do not say their instance: queues of one name on two instances share their rows.
 func queueNameMatches(sel, row string) bool {
-	_, name := SplitQueue(sel)
-	_, rowName := SplitQueue(row)
+	_, _, name := SplitQueue(sel)
+	_, _, rowName := SplitQueue(row)
 	return row == sel || rowName == name
 }
 

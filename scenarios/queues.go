@@ -10,7 +10,8 @@ import (
 // locks, its monitor and activated tasks at the end (the views sys.dm_broker_queue_monitors
 // and sys.dm_broker_activated_tasks), and its state over time.
 type QueueResult struct {
-	Queue, Instance string
+	// Queue, Database and Instance name the queue and where it is.
+	Queue, Database, Instance string
 	// PoisonDisables counts the times poison detection turned the queue OFF (QUE-8).
 	PoisonDisables int64
 	// LockWaits summarises the waits for the locks of the queue's conversation groups that

@@ -120,7 +120,8 @@ func (w *world) buildReaders() {
 	}
 	for i, q := range cat.Queues {
 		w.queues[i].visible = !hidden[i]
-		w.queues[i].res.Queue, w.queues[i].res.Instance = q.Name, cat.Instances[cat.Databases[q.Database].Instance].Name
+		db := cat.Databases[q.Database]
+		w.queues[i].res.Queue, w.queues[i].res.Database, w.queues[i].res.Instance = q.Name, db.Name, cat.Instances[db.Instance].Name
 		a := q.Activation
 		switch {
 		case configured[i] != nil:
