@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/sbsim/sbsim/model/invariant"
 	"github.com/sbsim/sbsim/scenarios"
@@ -131,9 +132,9 @@ func (s *Sweep) Run(workers int, progress func()) iter.Seq2[SweepRun, error] {
 	}
 }
 
-// Interval is the mean of values over seeds and its 95% confidence interval, from the
-// normal approximation (1.96 standard errors each side). One value has an interval of
-// width zero.
+// Interval is the mean of values over seeds and its 95% confidence interval: the mean
+// plus and minus Student's t quantile for N-1 degrees of freedom (2.776 for 5 seeds, 1.96
+// as N grows) times the standard error. One value has an interval of width zero.
 type Interval struct {
 	Mean, Lo, Hi float64
 	N            int
@@ -141,13 +142,15 @@ type Interval struct {
 
 // NewInterval returns the interval of values.
 func NewInterval(values []float64) Interval {
-	if len(values) == 0 {
+	n := len(values)
+	if n == 0 {
 		return Interval{}
 	}
-	mean, sd := stat.MeanStdDev(values, nil)
-	if math.IsNaN(sd) {
-		sd = 0
+	if n == 1 {
+		return Interval{Mean: values[0], Lo: values[0], Hi: values[0], N: 1}
 	}
-	half := 1.96 * sd / math.Sqrt(float64(len(values)))
-	return Interval{Mean: mean, Lo: mean - half, Hi: mean + half, N: len(values)}
+	mean, sd := stat.MeanStdDev(values, nil)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
+	half := t * sd / math.Sqrt(float64(n))
+	return Interval{Mean: mean, Lo: mean - half, Hi: mean + half, N: n}
 }

@@ -1,8 +1,10 @@
 package results
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -76,15 +78,29 @@ func writeInstances(w io.Writer, res *scenarios.Result) {
 	tw.Flush()
 }
 
+// conversationRows is the most conversations the report lists: the slowest, by their
+// longest latency; summary.json has them all.
+const conversationRows = 20
+
 func writeConversations(w io.Writer, res *scenarios.Result) {
 	if len(res.Conversations) == 0 {
 		return
 	}
+	rows := res.Conversations
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "conversations (both directions; latency from SEND commit to ready at the target):")
+	if len(rows) > conversationRows {
+		rows = slices.Clone(rows)
+		slices.SortStableFunc(rows, func(a, b scenarios.ConversationResult) int { return cmp.Compare(b.Latency.Max, a.Latency.Max) })
+		rows = rows[:conversationRows]
+		slices.SortFunc(rows, func(a, b scenarios.ConversationResult) int { return cmp.Compare(a.Conversation, b.Conversation) })
+		fmt.Fprintf(w, "conversations, the %d slowest of %d by their longest latency (summary.json has all; both directions;\n"+
+			"latency from SEND commit to ready at the target):\n", conversationRows, len(res.Conversations))
+	} else {
+		fmt.Fprintln(w, "conversations (both directions; latency from SEND commit to ready at the target):")
+	}
 	tw := newTable(w)
 	fmt.Fprintln(tw, "conversation\tmessages\tdelivered\tfragments\tretransmitted\tdup-discarded\tp50\tp99\tmax\t")
-	for _, c := range res.Conversations {
+	for _, c := range rows {
 		fmt.Fprintf(tw, "%v\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", c.Conversation, c.MessagesSent, c.MessagesDelivered,
 			c.FragmentsSent, c.Retransmissions, c.DuplicatesDiscarded, ms(c.Latency.P50), ms(c.Latency.P99), ms(c.Latency.Max))
 	}
