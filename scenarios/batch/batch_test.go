@@ -279,3 +279,13 @@ func TestMapReportsAPanickingRunAsItsSeedsError(t *testing.T) {
 	assert.Equal(t, 4, n)
 	assert.Len(t, errs, 1)
 }
+
+func TestParseParamKeepsCommasInsideAValue(t *testing.T) {
+	p, err := ParseParam("links.0.both.jitter={uniform: [1ms, 5ms]},{exponential: 2ms},3ms")
+	require.NoError(t, err)
+	assert.Equal(t, Param{"links.0.both.jitter", []string{"{uniform: [1ms, 5ms]}", "{exponential: 2ms}", "3ms"}}, p)
+	_, err = ParseParam("a={b: [1, 2}")
+	assert.Error(t, err)
+	_, err = ParseParam("novalues")
+	assert.Error(t, err)
+}

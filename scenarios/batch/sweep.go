@@ -21,13 +21,31 @@ type Param struct {
 	Values []string
 }
 
-// ParseParam reads key=v1,v2,....
+// ParseParam reads key=v1,v2,...; a comma inside brackets or braces belongs to its value
+// ({uniform: [1ms, 5ms]},{uniform: [1ms, 50ms]} is two values).
 func ParseParam(s string) (Param, error) {
 	key, vals, ok := strings.Cut(s, "=")
 	if !ok || key == "" || vals == "" {
 		return Param{}, fmt.Errorf("want key=v1,v2,... (got %q)", s)
 	}
-	return Param{key, strings.Split(vals, ",")}, nil
+	var values []string
+	depth, start := 0, 0
+	for i, c := range vals {
+		switch c {
+		case '[', '{':
+			depth++
+		case ']', '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				values, start = append(values, vals[start:i]), i+1
+			}
+		}
+	}
+	if depth != 0 {
+		return Param{}, fmt.Errorf("-set %s: unbalanced brackets or braces", s)
+	}
+	return Param{key, append(values, vals[start:])}, nil
 }
 
 // Point is one combination of the parameters' values: Values[k] for Params[k].

@@ -28,10 +28,10 @@ func fixedResult() *scenarios.Result {
 			{Name: "audit", DialogsBegun: 2, DialogsEnded: 1, MessagesSent: 4, SendFailures: 1},
 		},
 		Queues: []scenarios.QueueResult{
-			{Queue: "StockQueue", Instance: "Tokyo", PeakActivated: 3, PoisonDisables: 1,
+			{Queue: "StockQueue", Database: "Warehouse", Instance: "Tokyo", PeakActivated: 3, PoisonDisables: 1,
 				LockWaits: scenarios.LatencySummary{Count: 4, P99: 40 * ms}, LockWaitsAbandoned: 2,
 				Monitor: &model.QueueMonitor{NotifiesSent: 5}, Samples: []scenarios.QueueSample{{Readers: 1}, {Readers: 4}}},
-			{Queue: "OrderQueue", Instance: "Lisbon"},
+			{Queue: "OrderQueue", Database: "Sales", Instance: "Lisbon"},
 		},
 		Readers: []scenarios.ReaderResult{
 			{Queue: "OrderQueue", Mode: "receive", PeakRunning: 2, Deadlocks: 1, Rollbacks: 3},

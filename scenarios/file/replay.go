@@ -21,10 +21,11 @@ func Replay(arg string, overrides []Override, seed uint64, extra ...string) stri
 	return strings.Join(parts, " ")
 }
 
-// quoteArg quotes a command-line argument for a shell when it needs it.
+// quoteArg quotes a command-line argument for a POSIX shell when it needs it: in single
+// quotes, inside which the shell expands nothing ($HOME, `cmd`), a single quote written '\”.
 func quoteArg(a string) string {
-	if a == "" || strings.ContainsAny(a, " \t'\"$`\\{}[]*?;&|<>()#~") {
-		return strconv.Quote(a)
+	if a != "" && !strings.ContainsAny(a, " \t\n'\"$`\\{}[]*?;&|<>()#~!") {
+		return a
 	}
-	return a
+	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 }
