@@ -68,7 +68,7 @@ func overridesFlag(fs *flag.FlagSet) *[]file.Override {
 }
 
 // setUsage explains -set for run and check.
-const setUsage = "`key=value`: set a key of the scenario, a dotted path of its keys such as\n" +
+const setUsage = "set a key of the scenario to a value (`key=value`), the key a dotted path of its keys such as\n" +
 	"broker.retry_interval_min or workloads.orders.dialogs (a list's item by index or by name); repeatable"
 
 // open loads the scenario an argument names, with the overrides.

@@ -68,7 +68,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) int {
 	files, err := results.Replot(pos[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
-		return 1
+		return 2 // a directory that holds no results is bad input
 	}
 	for _, f := range files {
 		fmt.Fprintln(stdout, f)

@@ -84,7 +84,7 @@ func printUsage(w io.Writer) {
 	fmt.Fprint(w, usageText)
 	fmt.Fprintln(w, "Subcommands (simulate SUBCOMMAND -h for each one's flags):")
 	for _, c := range subcommands() {
-		fmt.Fprintf(w, "  %-9s %s\n            %s\n", c.name, c.args, c.what)
+		fmt.Fprintf(w, "%s\n            %s\n", strings.TrimRight(fmt.Sprintf("  %-9s %s", c.name, c.args), " "), c.what)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprint(w, examplesText)

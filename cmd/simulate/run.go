@@ -26,7 +26,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case len(pos) != 1:
-		fmt.Fprintf(stderr, "simulate run: want one scenario, a file or a library name (simulate list), got %d\n", len(pos))
+		fmt.Fprintf(stderr, "simulate run: want one scenario, a file or a library name (simulate list), got %d: %s\n"+
+			"(flags alone run %s: to run another, simulate run NAME -seed N)\n", len(pos), strings.Join(pos, " "), file.Showcase)
 		fs.Usage()
 		return 2
 	case *trace && *out == "":

@@ -50,7 +50,7 @@ func (s *Scenario) With(overrides ...Override) (*Scenario, error) {
 	var names []string
 	for _, o := range overrides {
 		if err := set(&doc, o); err != nil {
-			return nil, fmt.Errorf("-set %s: %w", o, err)
+			return nil, fmt.Errorf("%s: -set %s: %w", s.Source, o, err)
 		}
 		names = append(names, o.String())
 	}
