@@ -57,25 +57,6 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 // runSweep runs the sweep, reports the runs that broke an invariant with the command that
 // replays each, and writes sweep.csv and the plots.
 func runSweep(arg string, sw *batch.Sweep, out string, nworkers int, stdout, stderr io.Writer) int {
-	tick, finish := progress(stderr, len(sw.Points)*sw.Seeds, "sweeping")
-	var runs []batch.SweepRun
-	violated := 0
-	for r, err := range sw.Run(nworkers, tick) {
-		if err != nil { // a run that could not start, or panicked: a bug, with its replay line
-			finish()
-			fmt.Fprintf(stderr, "simulate: %v\nreplay: %s\n", err, file.Replay(arg, sw.Overrides(sw.Points[r.Point]), r.Seed))
-			return 1
-		}
-		if v := r.Violation; v != nil {
-			violated++
-			pt := sw.Points[r.Point]
-			fmt.Fprintf(stdout, "%s violated with %s, seed %d; replay it with:\n  %s\n", v.Rule, sw.Describe(pt), r.Seed,
-				file.Replay(arg, sw.Overrides(pt), r.Seed))
-		}
-		r.Violation = nil // the replay line is what is kept of it
-		runs = append(runs, r)
-	}
-	finish()
 	dir := out
 	if dir == "" {
 		dir = filepath.Join("sbsim-results", "sweep-"+strings.TrimSuffix(filepath.Base(arg), ".yaml"))
@@ -84,12 +65,37 @@ func runSweep(arg string, sw *batch.Sweep, out string, nworkers int, stdout, std
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
 		return 1
 	}
-	files, err := results.WriteSweep(dir, sw, runs)
+	w, err := results.NewSweepWriter(dir, sw)
 	if err != nil {
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "%d points x %d seeds = %d runs; wrote %s\n", len(sw.Points), sw.Seeds, len(runs), strings.Join(files, ", "))
+	tick, finish := progress(stderr, len(sw.Points)*sw.Seeds, "sweeping")
+	runs, violated := 0, 0
+	for r, err := range sw.Run(nworkers, tick) {
+		if err == nil {
+			err = w.Add(r)
+		}
+		if err != nil { // a run that could not start or panicked (a bug), or a file not written
+			finish()
+			fmt.Fprintf(stderr, "simulate: %v\nreplay: %s\n", err, file.Replay(arg, sw.Overrides(sw.Points[r.Point]), r.Seed))
+			return 1
+		}
+		runs++
+		if v := r.Violation; v != nil {
+			violated++
+			pt := sw.Points[r.Point]
+			fmt.Fprintf(stdout, "%s violated with %s, seed %d; replay it with:\n  %s\n", v.Rule, sw.Describe(pt), r.Seed,
+				file.Replay(arg, sw.Overrides(pt), r.Seed))
+		}
+	}
+	finish()
+	files, err := w.Close()
+	if err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%d points x %d seeds = %d runs; wrote %s\n", len(sw.Points), sw.Seeds, runs, strings.Join(files, ", "))
 	if len(files) == 1 {
 		fmt.Fprintf(stdout, "no plots: the values of %s are not numbers or durations\n", sw.Params[0].Key)
 	}

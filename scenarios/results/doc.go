@@ -4,7 +4,7 @@
 // series.csv (the figures sampled over time, in long form), latency_cdf.csv (the latency
 // distribution per priority level), trace.jsonl (the trace records, one JSON object a
 // line) and the plots, PNG and SVG, drawn by package plots; for a sweep, sweep.csv and its
-// plots (WriteSweep). docs/outputs.md is the reference of every file, field and column.
+// plots (SweepWriter). docs/outputs.md is the reference of every file, field and column.
 // The list of invariants the report and summary.json give a verdict for is
 // invariant.Rules.
 //
@@ -13,9 +13,10 @@
 // name, hash and verdicts give the same bytes, run after run, on any machine. Slices and
 // structs fix the order of everything written; no map is iterated into the output.
 //
-// Durations are written as seconds, a JSON or CSV number, in fields and columns whose name
-// ends in "_s" (end_time_s, p99_s, time_s); a duration that has no value (a queue
-// monitor that never activated) is JSON null.
+// Durations are written as seconds, a JSON or CSV number: in fields and columns whose name
+// ends in "_s" (end_time_s, p99_s, time_s), and in the value of a metric whose unit is
+// "duration" (summary.json's metrics list, sweep.csv); a duration that has no value (a
+// queue monitor that never activated) is JSON null.
 //
 // The plots are drawn from series.csv and latency_cdf.csv alone, so Replot re-renders them,
 // byte for byte, from a directory WriteAll wrote. The plots over time end shortly after the

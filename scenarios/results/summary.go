@@ -64,16 +64,13 @@ type MetricValue struct {
 	Value    float64 `json:"value"`
 }
 
-// MetricValues converts measures for summary.json and sweep.csv: durations in seconds.
+// MetricValues converts measures for summary.json: durations in seconds, as sweep.csv
+// writes them too (measureValue).
 func MetricValues(ms []scenarios.Measure) []MetricValue {
 	out := make([]MetricValue, 0, len(ms))
 	for _, m := range ms {
-		v := m.Value
-		if m.Unit == scenarios.Duration {
-			v = seconds(time.Duration(v))
-		}
 		out = append(out, MetricValue{Metric: m.Metric, Unit: m.Unit.String(), Level: m.Subject.Level, Queue: m.Subject.Queue,
-			Workload: m.Subject.Workload, Instance: m.Subject.Instance, Value: v})
+			Workload: m.Subject.Workload, Instance: m.Subject.Instance, Value: measureValue(m)})
 	}
 	return out
 }

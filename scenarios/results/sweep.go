@@ -1,10 +1,13 @@
 package results
 
 import (
+	"bufio"
 	"encoding/csv"
-	"io"
+	"fmt"
+	"maps"
+	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,42 +17,89 @@ import (
 	"github.com/sbsim/sbsim/scenarios/batch"
 )
 
-// SweepFile is the name of the file WriteSweep writes, besides the plots.
+// SweepFile is the name of the file SweepWriter writes, besides the plots.
 const SweepFile = "sweep.csv"
 
-// WriteSweep writes a sweep's runs to dir: sweep.csv, one row per metric and subject of
-// each run, and, when the first parameter's values are numbers or durations, plots of
-// latency p99 per level and of the most readers per queue against it, with 95% confidence
-// bands across seeds (one line per value of the second parameter, when there is one). It
-// returns the paths it wrote.
-func WriteSweep(dir string, sw *batch.Sweep, runs []batch.SweepRun) ([]string, error) {
-	path := filepath.Join(dir, SweepFile)
-	if err := writeFile(path, func(w io.Writer) error { return writeSweepCSV(w, sw, runs) }); err != nil {
-		return nil, err
-	}
-	plotted, err := sweepPlots(dir, sw, runs)
-	return append([]string{path}, plotted...), err
+// SweepWriter writes a sweep's runs to a directory as they come: each run's rows go to
+// sweep.csv at once, one row per metric and subject (the parameters' values, seed, subject,
+// metric, unit, value in seconds for a duration), and only the values of the plotted
+// metrics are kept, so that its memory does not grow with the runs' figures. Close draws,
+// when the first parameter's values are numbers or durations, latency p99 per level and
+// the most readers per queue against it, with 95% confidence bands across seeds (one line
+// per value of the second parameter, when there is one).
+type SweepWriter struct {
+	dir  string
+	sw   *batch.Sweep
+	f    *os.File
+	out  *bufio.Writer
+	csv  *csv.Writer
+	path string
+	// series holds, by plotted metric, by line, by point, the values over seeds.
+	series []map[string][][]float64
 }
 
-// writeSweepCSV writes the long form: the parameters' values, seed, subject, metric, unit,
-// value (seconds for a duration).
-func writeSweepCSV(out io.Writer, sw *batch.Sweep, runs []batch.SweepRun) error {
-	w := csv.NewWriter(out)
+// NewSweepWriter creates dir's sweep.csv and writes its header.
+func NewSweepWriter(dir string, sw *batch.Sweep) (*SweepWriter, error) {
+	path := filepath.Join(dir, SweepFile)
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	w := &SweepWriter{dir: dir, sw: sw, f: f, out: bufio.NewWriterSize(f, 1<<16), path: path}
+	w.csv = csv.NewWriter(w.out)
 	var header []string
 	for _, p := range sw.Params {
 		header = append(header, p.Key)
 	}
-	_ = w.Write(append(header, "seed", "subject", "metric", "unit", "value"))
-	for _, r := range runs {
-		point := sw.Points[r.Point].Values
-		for _, m := range r.Measures {
-			rec := append(append([]string(nil), point...), strconv.FormatUint(r.Seed, 10), m.Subject.String(), m.Metric,
-				m.Unit.String(), strconv.FormatFloat(measureValue(m), 'g', -1, 64))
-			_ = w.Write(rec)
+	_ = w.csv.Write(append(header, "seed", "subject", "metric", "unit", "value"))
+	for range sweepPlotted {
+		w.series = append(w.series, map[string][][]float64{})
+	}
+	return w, nil
+}
+
+// Add writes one run's rows and keeps its plotted values.
+func (w *SweepWriter) Add(r batch.SweepRun) error {
+	point := w.sw.Points[r.Point].Values
+	for _, m := range r.Measures {
+		v := measureValue(m)
+		rec := append(append([]string(nil), point...), strconv.FormatUint(r.Seed, 10), m.Subject.String(), m.Metric,
+			m.Unit.String(), strconv.FormatFloat(v, 'g', -1, 64))
+		_ = w.csv.Write(rec)
+		for i, pl := range sweepPlotted {
+			if m.Metric != pl.metric || m.Subject == (scenarios.Subject{}) {
+				continue
+			}
+			name := m.Subject.String()
+			if len(w.sw.Params) == 2 {
+				name += ", " + w.sw.Params[1].Key + "=" + point[1]
+			}
+			if w.series[i][name] == nil {
+				w.series[i][name] = make([][]float64, len(w.sw.Points))
+			}
+			w.series[i][name][r.Point] = append(w.series[i][name][r.Point], v)
 		}
 	}
-	w.Flush()
-	return w.Error()
+	return w.csv.Error()
+}
+
+// Close finishes sweep.csv, draws the plots and returns the paths it wrote. A sweep.csv
+// that could not be written whole is removed.
+func (w *SweepWriter) Close() ([]string, error) {
+	w.csv.Flush()
+	err := w.csv.Error()
+	if err == nil {
+		err = w.out.Flush()
+	}
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(w.path)
+		return nil, fmt.Errorf("write %s: %w", w.path, err)
+	}
+	plotted, err := w.plots()
+	return append([]string{w.path}, plotted...), err
 }
 
 // measureValue is a measure in the unit the files write: seconds for a duration.
@@ -66,10 +116,10 @@ var sweepPlotted = []struct{ metric, file, label string }{
 	{"readers.peak", "sweep-readers-peak", "readers at most (sessions)"},
 }
 
-// sweepPlots draws the metrics of sweepPlotted against the first parameter, when its values
-// are numbers (a trailing % allowed) or durations (in seconds).
-func sweepPlots(dir string, sw *batch.Sweep, runs []batch.SweepRun) ([]string, error) {
-	first := sw.Params[0]
+// plots draws the metrics of sweepPlotted against the first parameter, when its values are
+// numbers (a trailing % allowed) or durations (in seconds).
+func (w *SweepWriter) plots() ([]string, error) {
+	first := w.sw.Params[0]
 	xs := make([]float64, len(first.Values))
 	for i, v := range first.Values {
 		x, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
@@ -82,33 +132,14 @@ func sweepPlots(dir string, sw *batch.Sweep, runs []batch.SweepRun) ([]string, e
 		}
 		xs[i] = x
 	}
-	stride := len(sw.Points) / len(first.Values) // points per value of the first parameter
+	stride := len(w.sw.Points) / len(first.Values) // points per value of the first parameter
 	var files []string
-	for _, m := range sweepPlotted {
-		series := map[string][][]float64{} // line name → by point → values over seeds
-		for _, r := range runs {
-			for _, ms := range r.Measures {
-				if ms.Metric != m.metric || ms.Subject == (scenarios.Subject{}) {
-					continue
-				}
-				name := ms.Subject.String()
-				if len(sw.Params) == 2 {
-					name += ", " + sw.Params[1].Key + "=" + sw.Points[r.Point].Values[1]
-				}
-				if series[name] == nil {
-					series[name] = make([][]float64, len(sw.Points))
-				}
-				series[name][r.Point] = append(series[name][r.Point], measureValue(ms))
-			}
-		}
+	for i, m := range sweepPlotted {
+		series := w.series[i]
 		if len(series) == 0 {
 			continue
 		}
-		names := make([]string, 0, len(series))
-		for n := range series {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(series))
 		var bands []plots.Band
 		for _, n := range names {
 			b := plots.Band{Name: n}
@@ -129,10 +160,10 @@ func sweepPlots(dir string, sw *batch.Sweep, runs []batch.SweepRun) ([]string, e
 		if err != nil {
 			return files, err
 		}
-		if err := plots.SaveBoth(p, dir, m.file); err != nil {
+		if err := plots.SaveBoth(p, w.dir, m.file); err != nil {
 			return files, err
 		}
-		files = append(files, filepath.Join(dir, m.file+".png"), filepath.Join(dir, m.file+".svg"))
+		files = append(files, filepath.Join(w.dir, m.file+".png"), filepath.Join(w.dir, m.file+".svg"))
 	}
 	return files, nil
 }
