@@ -124,8 +124,7 @@ func (t tally) judgeShare(e file.Expectation) (ok bool, got string) {
 	case hi < e.Over.Share:
 		return false, got + fmt.Sprintf(", below %s; first miss: seed %d (got %s)", file.Percent(e.Over.Share), t.firstMiss, t.missGot)
 	case lo < e.Over.Share:
-		return true, got + fmt.Sprintf("; too few seeds to show it or refute it: %d that all hold would show it",
-			seedsToShow(e.Over.Share, level))
+		return true, got + "; too few seeds to show it or refute it" + moreSeeds(t.held, t.seeds, e.Over.Share, level)
 	}
 	return true, got
 }
@@ -216,10 +215,46 @@ func shareInterval(held, n int, level float64) (lo, hi float64) {
 	return lo, hi
 }
 
-// seedsToShow is how many seeds, all holding, show a share at level: the fewest n whose
-// interval of n of n lies at or above it, (alpha/2)^(1/n) >= share.
-func seedsToShow(share, level float64) int {
-	return int(math.Ceil(math.Log((1-level)/2) / math.Log(share)))
+// moreSeeds says what more seeds would do to an undecided share, if the fraction that held
+// stayed what it is: show it, with about how many seeds in all, or refute it.
+func moreSeeds(held, n int, share, level float64) string {
+	p := float64(held) / float64(n)
+	switch {
+	case held == n:
+		return fmt.Sprintf(": %d that all hold would show it", seedsToShow(1, share, level))
+	case p > share:
+		return fmt.Sprintf(": about %d seeds holding on %s would show it", seedsToShow(p, share, level), percent(p))
+	case p < share:
+		return fmt.Sprintf(": more seeds holding on %s would refute it", percent(p))
+	}
+	return ""
+}
+
+// seedsToShow is about how many seeds, the comparison holding on a fraction p of them, show
+// a share at level: the fewest n whose interval of p·n of n lies at or above the share. For
+// p = 1 that is exact, (alpha/2)^(1/n) >= share; below, p·n is rounded down, and the search
+// stops at a billion seeds.
+func seedsToShow(p, share, level float64) int {
+	if p == 1 {
+		return int(math.Ceil(math.Log((1-level)/2) / math.Log(share)))
+	}
+	shows := func(n int) bool {
+		lo, _ := shareInterval(int(p*float64(n)), n, level)
+		return lo >= share
+	}
+	hi := 1
+	for !shows(hi) && hi < 1e9 {
+		hi *= 2
+	}
+	lo := hi / 2
+	for lo+1 < hi {
+		if mid := (lo + hi) / 2; shows(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
 }
 
 // meanInterval is the two-sided interval, at level, of the mean of n values of that mean

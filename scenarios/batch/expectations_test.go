@@ -30,8 +30,12 @@ func TestShareIntervalIsClopperPearson(t *testing.T) {
 		assert.InDelta(t, tc.lo, lo, 1e-5, "%d of %d", tc.held, tc.n)
 		assert.InDelta(t, tc.hi, hi, 1e-5, "%d of %d", tc.held, tc.n)
 	}
-	assert.Equal(t, 72, seedsToShow(0.95, 0.95), "0.025^(1/72) is the first at or above 95%")
-	assert.Equal(t, 36, seedsToShow(0.90, 0.95))
+	assert.Equal(t, 72, seedsToShow(1, 0.95, 0.95), "0.025^(1/72) is the first at or above 95%")
+	assert.Equal(t, 36, seedsToShow(1, 0.90, 0.95))
+	n := seedsToShow(0.933, 0.90, 0.95)
+	lo, _ := shareInterval(int(0.933*float64(n)), n, 0.95)
+	assert.GreaterOrEqual(t, lo, 0.90, "%d seeds at 93.3%% show 90%%", n)
+	assert.InDelta(t, 400, n, 100, "about what the normal approximation gives, 1.96² p(1-p)/(p-0.9)²: 220, and more for the exact interval")
 }
 
 // judge feeds values to one statistical expectation, seed 1 first, and returns its verdict;
@@ -93,9 +97,13 @@ func TestAShareFailsOnlyWhenTheSeedsShowItIsBelowItsBound(t *testing.T) {
 		{"on 90% of 200 seeds", values(200, every(200, 5, 10)...), false,
 			"180 of 200 seeds (90.0%), 95% confidence interval 85.0% to 93.8%, below 95%; first miss: seed 5 (got 20s)", 5},
 		{"on 90% of 20 seeds: too few to tell", values(20, 3, 13), true,
-			"18 of 20 seeds (90.0%), 95% confidence interval 68.3% to 98.8%; too few seeds to show it or refute it: 72 that all hold would show it", 0},
+			"18 of 20 seeds (90.0%), 95% confidence interval 68.3% to 98.8%; too few seeds to show it or refute it: more seeds holding on 90.0% would refute it", 0},
 		{"one miss of 3 seeds: too few to tell", values(3, 2), true,
-			"2 of 3 seeds (66.7%), 95% confidence interval 9.4% to 99.2%; too few seeds to show it or refute it: 72 that all hold would show it", 0},
+			"2 of 3 seeds (66.7%), 95% confidence interval 9.4% to 99.2%; too few seeds to show it or refute it: more seeds holding on 66.7% would refute it", 0},
+		{"all of 10 seeds: too few to tell", values(10), true,
+			"10 of 10 seeds (100.0%), 95% confidence interval 69.2% to 100.0%; too few seeds to show it or refute it: 72 that all hold would show it", 0},
+		{"on 98% of 100 seeds: too few to tell", values(100, 10, 60), true,
+			"98 of 100 seeds (98.0%), 95% confidence interval 93.0% to 99.8%; too few seeds to show it or refute it: about 258 seeds holding on 98.0% would show it", 0},
 		{"two misses of 3 seeds", values(3, 2, 3), false,
 			"1 of 3 seeds (33.3%), 95% confidence interval 0.8% to 90.6%, below 95%; first miss: seed 2 (got 20s)", 2},
 		{"a seed without a value misses", append(values(2, 1), nan(), nan()), false,
