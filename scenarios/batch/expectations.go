@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -41,6 +42,35 @@ func judgeRun(s *file.Scenario, res *scenarios.Result) runJudgement {
 type OverSeedsVerdict struct {
 	file.ExpectationVerdict
 	FirstMiss uint64
+}
+
+// overSeedsHeld reports whether every statistical expectation held.
+func overSeedsHeld(vs []OverSeedsVerdict) bool {
+	for _, v := range vs {
+		if !v.OK {
+			return false
+		}
+	}
+	return true
+}
+
+// firstMiss is the first seed that missed a failed statistical expectation, else 1.
+func firstMiss(vs []OverSeedsVerdict) uint64 {
+	for _, v := range vs {
+		if !v.OK && v.FirstMiss != 0 {
+			return v.FirstMiss
+		}
+	}
+	return 1
+}
+
+// overSeedsText writes each verdict on a line, indented under the scenario's.
+func overSeedsText(vs []OverSeedsVerdict) string {
+	var b strings.Builder
+	for _, v := range vs {
+		fmt.Fprintf(&b, "      %s\n", v.ExpectationVerdict)
+	}
+	return b.String()
 }
 
 // overSeeds judges a scenario's statistical expectations over the seeds added to it, in
