@@ -61,15 +61,15 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		if v.OK() {
-			fmt.Fprintf(stdout, "PASS  %s (%d seeds)\n", v.Name, v.Seeds)
+			fmt.Fprintf(stdout, "PASS  %s (%d seeds)\n%s", v.Name, v.Seeds, v.OverSeedsText())
 			continue
 		}
 		failed++
-		fmt.Fprintf(stdout, "FAIL  %s (%d of %d seeds)\n", v.Name, len(v.Failures), v.Seeds)
+		fmt.Fprintf(stdout, "FAIL  %s (%d of %d seeds)\n%s", v.Name, len(v.Failures), v.Seeds, v.OverSeedsText())
 		for _, f := range v.Failures {
 			fmt.Fprintf(stdout, "      seed %d: %s\n", f.Seed, strings.Join(f.Reasons, "; "))
 		}
-		fmt.Fprintf(stdout, "      replay one: %s\n", file.Replay(v.Name, *sets, v.Failures[0].Seed))
+		fmt.Fprintf(stdout, "      replay one: %s\n", file.Replay(v.Name, *sets, v.ReplaySeed()))
 	}
 	finish()
 	if failed > 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -74,6 +75,23 @@ func TestCheckPassesTheLibraryAndNamesFailingSeeds(t *testing.T) {
 	assert.Contains(t, out, "replay one: go run ./cmd/simulate run "+path+" -seed 1")
 }
 
+// An expectation over the seeds that fails, though no seed fails on its own, fails the
+// check (exit 1), shows what the seeds gave, and replays a seed that missed.
+func TestCheckFailsAnExpectationOverTheSeeds(t *testing.T) {
+	data, err := file.LibraryText("lossy-wan")
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "strict.yaml")
+	require.NoError(t, os.WriteFile(path, append(data, "  - {metric: latency.p99, below: 10s, in: 95%}\n"...), 0o644))
+
+	code, out, _ := runCommand("check", path, "-seeds", "20")
+
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, out, "FAIL  "+path+" (0 of 20 seeds)\n      ok: latency.p99 below 15s in at least 90% of seeds (got ")
+	m := regexp.MustCompile(`\n      FAILED: latency.p99 below 10s in at least 95% of seeds \(got \d+ of 20 seeds .*first miss: seed (\d+) .*\n      replay one: go run ./cmd/simulate run \S+ -seed (\d+)\n$`).FindStringSubmatch(out)
+	require.Len(t, m, 3, out)
+	assert.Equal(t, m[1], m[2], "the replay line replays the first seed that missed")
+}
+
 func TestRunSaysWhenNoInvariantWasChecked(t *testing.T) {
 	data, err := file.LibraryText("poison-message")
 	require.NoError(t, err)
@@ -94,6 +112,8 @@ func TestSweepOutputDoesNotDependOnTheNumberOfWorkers(t *testing.T) {
 		code, out, errOut := runCommand("sweep", "poison-message", "-set", "readers.0.rollback_rate=0,1", "-seeds", "2",
 			"-workers", w, "-out", dir)
 		require.Equal(t, 0, code, "%s%s", out, errOut)
+		assert.Contains(t, out, "expectations failed with readers.0.rollback_rate=0 on 2 of 2 seeds; seed 1: FAILED: ")
+		assert.NotContains(t, out, "readers.0.rollback_rate=1 on", "rollbacks make the poison the expectations describe")
 		b, err := os.ReadFile(filepath.Join(dir, "sweep.csv"))
 		require.NoError(t, err)
 		csvs = append(csvs, b)

@@ -71,7 +71,7 @@ func runSweep(arg string, sw *batch.Sweep, out string, nworkers int, stdout, std
 		return 1
 	}
 	tick, finish := progress(stderr, len(sw.Points)*sw.Seeds, "sweeping")
-	runs, violated := 0, 0
+	violated := 0
 	for r, err := range sw.Run(nworkers, tick) {
 		if err == nil {
 			err = w.Add(r)
@@ -81,7 +81,7 @@ func runSweep(arg string, sw *batch.Sweep, out string, nworkers int, stdout, std
 			fmt.Fprintf(stderr, "simulate: %v\nreplay: %s\n", err, file.Replay(arg, sw.Overrides(sw.Points[r.Point]), r.Seed))
 			return 1
 		}
-		runs++
+		fmt.Fprint(stdout, sw.PointFailures(r)) // a point whose expectations failed, after its last seed
 		if v := r.Violation; v != nil {
 			violated++
 			pt := sw.Points[r.Point]
@@ -95,7 +95,7 @@ func runSweep(arg string, sw *batch.Sweep, out string, nworkers int, stdout, std
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "%d points x %d seeds = %d runs; wrote %s\n", len(sw.Points), sw.Seeds, runs, strings.Join(files, ", "))
+	fmt.Fprintf(stdout, "%d points x %d seeds = %d runs; wrote %s\n", len(sw.Points), sw.Seeds, len(sw.Points)*sw.Seeds, strings.Join(files, ", "))
 	if len(files) == 1 {
 		fmt.Fprintf(stdout, "no plots: the values of %s are not numbers or durations\n", sw.Params[0].Key)
 	}

@@ -220,11 +220,11 @@ func BenchmarkCheckMemory(b *testing.B) {
 func liveAfterEachRun(t *testing.T, s *file.Scenario, seeds int) uint64 {
 	var peak uint64
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	keep := func(_ int, res *scenarios.Result) []string {
+	keep := func(_ int, res *scenarios.Result) runJudgement {
 		runtime.GC()
 		metrics.Read(sample)
 		peak = max(peak, sample[0].Value.Uint64())
-		return failures(s, res)
+		return judgeRun(s, res)
 	}
 	n := 0
 	for o := range Map(jobsOf(s, seeds), 1, keep, nil) {

@@ -25,29 +25,49 @@ func Seeds(s *file.Scenario) int {
 }
 
 // SeedFailure is one seed on which a scenario failed, and why: the invariant violated,
-// the expectations that did not hold.
+// the per-seed expectations that did not hold.
 type SeedFailure struct {
 	Seed    uint64
 	Reasons []string
 }
 
 // Verdict is a scenario's check: it passes when, on every seed, no invariant was violated
-// and every expectation held. Err is set when a run could not start or panicked (a
-// PanicError): a bug of the simulator, on seed ErrSeed.
+// and every per-seed expectation held, and every statistical expectation held over the
+// seeds (OverSeeds). Err is set when a run could not start or panicked (a PanicError): a
+// bug of the simulator, on seed ErrSeed.
 type Verdict struct {
 	Name     string
 	Seeds    int
 	Failures []SeedFailure
-	Err      error
+	// OverSeeds are the scenario's statistical expectations (file.OverSeeds), each judged
+	// over all the seeds, in the file's order.
+	OverSeeds []OverSeedsVerdict
+	Err       error
 	// ErrSeed is the seed whose run gave Err.
 	ErrSeed uint64
 }
 
-// OK reports whether the scenario passed on every seed.
-func (v Verdict) OK() bool { return v.Err == nil && len(v.Failures) == 0 }
+// OK reports whether the scenario passed on every seed and over the seeds.
+func (v Verdict) OK() bool {
+	return v.Err == nil && len(v.Failures) == 0 && overSeedsHeld(v.OverSeeds)
+}
+
+// ReplaySeed is a seed to replay a failure with: the first seed that failed, else the first
+// on which a failed statistical expectation missed its comparison, else 1.
+func (v Verdict) ReplaySeed() uint64 {
+	if len(v.Failures) > 0 {
+		return v.Failures[0].Seed
+	}
+	return firstMiss(v.OverSeeds)
+}
+
+// OverSeedsText writes each statistical expectation's verdict on a line of its own, indented
+// as the command prints a check's details: "      ok: ... (got 983 of 1000 seeds (98.3%), ...)".
+func (v Verdict) OverSeedsText() string { return overSeedsText(v.OverSeeds) }
 
 // Check runs each target on its seeds, on workers, and yields each target's verdict once
-// all its seeds ran, in the targets' order. Only the verdicts are kept, never the results.
+// all its seeds ran, in the targets' order. Only the verdicts are kept, never the results,
+// and a statistical expectation keeps a few numbers, whatever the number of seeds.
 func Check(targets []Target, workers int, progress func()) iter.Seq[Verdict] {
 	return func(yield func(Verdict) bool) {
 		var jobs []Job
@@ -58,38 +78,28 @@ func Check(targets []Target, workers int, progress func()) iter.Seq[Verdict] {
 				owner = append(owner, tg.Scenario)
 			}
 		}
-		keep := func(i int, res *scenarios.Result) []string { return failures(owner[i], res) }
+		keep := func(i int, res *scenarios.Result) runJudgement { return judgeRun(owner[i], res) }
 		next, stop := iter.Pull(Map(jobs, workers, keep, progress))
 		defer stop()
 		for _, tg := range targets {
 			v := Verdict{Name: tg.Name, Seeds: tg.Seeds}
+			over := newOverSeeds(tg.Scenario)
 			for range tg.Seeds {
 				o, _ := next()
 				switch {
 				case o.Err != nil && v.Err == nil:
 					v.Err, v.ErrSeed = fmt.Errorf("%s seed %d: %w", tg.Name, o.Seed, o.Err), o.Seed
-				case len(o.Kept) > 0:
-					v.Failures = append(v.Failures, SeedFailure{Seed: o.Seed, Reasons: o.Kept})
+				case o.Err == nil && len(o.Kept.reasons) > 0:
+					v.Failures = append(v.Failures, SeedFailure{Seed: o.Seed, Reasons: o.Kept.reasons})
 				}
+				over.add(o.Seed, o.Kept.samples)
+			}
+			if v.Err == nil {
+				v.OverSeeds = over.verdicts()
 			}
 			if !yield(v) {
 				return
 			}
 		}
 	}
-}
-
-// failures says why a run failed its scenario: the invariant violated, each expectation
-// that did not hold.
-func failures(s *file.Scenario, res *scenarios.Result) []string {
-	var why []string
-	if v := res.Violation; v != nil {
-		why = append(why, v.Rule+" violated")
-	}
-	for _, e := range s.Check(res) {
-		if !e.OK {
-			why = append(why, e.String())
-		}
-	}
-	return why
 }

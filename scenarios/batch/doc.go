@@ -7,7 +7,9 @@
 // is dropped as soon as it has been yielded and only a few runs ahead of the one awaited
 // are kept (twice the workers), so the memory of a batch does not grow with its number of
 // seeds: a check keeps each seed's verdict, a sweep each run's metrics
-// (scenarios.Measures), never the results themselves.
+// (scenarios.Measures), never the results themselves. An expectation judged over the seeds
+// (file.OverSeeds) keeps a few numbers, counts and a running mean and variance, and is
+// judged once its seeds are in: over all of a check's, over each point's in a sweep.
 //
 // Usage:
 //

@@ -3,11 +3,9 @@ package batch
 import (
 	"fmt"
 	"iter"
-	"math"
 	"strings"
 
 	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/sbsim/sbsim/model/invariant"
 	"github.com/sbsim/sbsim/scenarios"
@@ -115,16 +113,60 @@ func NewSweep(s *file.Scenario, params []Param, seeds int) (*Sweep, error) {
 }
 
 // SweepRun is what the sweep keeps of one run: its point and seed, every metric's values
-// (scenarios.Measures) and the invariant it violated, if any.
+// (scenarios.Measures), the invariant it violated, if any, and why it failed the scenario's
+// per-seed expectations. The last run of each point also carries the point's verdict.
 type SweepRun struct {
 	Point     int
 	Seed      uint64
 	Measures  []scenarios.Measure
 	Violation *invariant.Violation
+	// Reasons are why the run failed its scenario, as a check says it (SeedFailure).
+	Reasons []string
+	// Expectations, on the last seed of a point and only there, is the point's verdict on
+	// the scenario's expectations.
+	Expectations *PointVerdict
+	samples      []file.Sample // of the statistical expectations, for the point's verdict
+}
+
+// PointVerdict is the scenario's expectations at one point of a sweep: the seeds on which
+// the invariants or a per-seed expectation failed, and the statistical expectations judged
+// over the point's seeds, as a check of the point's scenario would give them.
+type PointVerdict struct {
+	Point     int
+	Seeds     int
+	Failures  []SeedFailure
+	OverSeeds []OverSeedsVerdict
+}
+
+// OK reports whether the point met every expectation.
+func (p *PointVerdict) OK() bool { return len(p.Failures) == 0 && overSeedsHeld(p.OverSeeds) }
+
+// PointFailures says, after the last run of a point whose expectations failed, at which
+// point and how: the count of failed seeds and the first one's reasons, then each failed
+// statistical expectation. It is empty after any other run.
+func (s *Sweep) PointFailures(r SweepRun) string {
+	p := r.Expectations
+	if p == nil || p.OK() {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "expectations failed with %s", s.Describe(s.Points[p.Point]))
+	if len(p.Failures) > 0 {
+		f := p.Failures[0]
+		fmt.Fprintf(&b, " on %d of %d seeds; seed %d: %s", len(p.Failures), p.Seeds, f.Seed, strings.Join(f.Reasons, "; "))
+	}
+	b.WriteString("\n")
+	for _, v := range p.OverSeeds {
+		if !v.OK {
+			fmt.Fprintf(&b, "      %s\n", v.ExpectationVerdict)
+		}
+	}
+	return b.String()
 }
 
 // Run runs every point on every seed, on workers, and yields what each run measured, in
-// the order of the points and then of the seeds.
+// the order of the points and then of the seeds, with the point's verdict on the
+// scenario's expectations on the last seed of each point.
 func (s *Sweep) Run(workers int, progress func()) iter.Seq2[SweepRun, error] {
 	return func(yield func(SweepRun, error) bool) {
 		var jobs []Job
@@ -133,15 +175,29 @@ func (s *Sweep) Run(workers int, progress func()) iter.Seq2[SweepRun, error] {
 				jobs = append(jobs, Job{Config: p.Scenario.Config, Seed: uint64(seed)})
 			}
 		}
-		keep := func(_ int, res *scenarios.Result) SweepRun {
-			return SweepRun{Measures: scenarios.Measures(res), Violation: res.Violation}
+		keep := func(i int, res *scenarios.Result) SweepRun {
+			j := judgeRun(s.Points[i/s.Seeds].Scenario, res)
+			return SweepRun{Measures: scenarios.Measures(res), Violation: res.Violation, Reasons: j.reasons, samples: j.samples}
 		}
+		var point *PointVerdict
+		var over *overSeeds
 		for o := range Map(jobs, workers, keep, progress) {
 			r := o.Kept
 			r.Point, r.Seed = o.Index/s.Seeds, o.Seed
 			if o.Err != nil {
 				yield(r, fmt.Errorf("%s seed %d: %w", s.Describe(s.Points[r.Point]), o.Seed, o.Err))
 				return
+			}
+			if o.Index%s.Seeds == 0 {
+				point, over = &PointVerdict{Point: r.Point, Seeds: s.Seeds}, newOverSeeds(s.Points[r.Point].Scenario)
+			}
+			if len(r.Reasons) > 0 {
+				point.Failures = append(point.Failures, SeedFailure{Seed: r.Seed, Reasons: r.Reasons})
+			}
+			over.add(r.Seed, r.samples)
+			r.samples = nil
+			if o.Index%s.Seeds == s.Seeds-1 {
+				point.OverSeeds, r.Expectations = over.verdicts(), point
 			}
 			if !yield(r, nil) {
 				return
@@ -168,7 +224,6 @@ func NewInterval(values []float64) Interval {
 		return Interval{Mean: values[0], Lo: values[0], Hi: values[0], N: 1}
 	}
 	mean, sd := stat.MeanStdDev(values, nil)
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
-	half := t * sd / math.Sqrt(float64(n))
-	return Interval{Mean: mean, Lo: mean - half, Hi: mean + half, N: n}
+	lo, hi := meanInterval(mean, sd, n, 0.95)
+	return Interval{Mean: mean, Lo: lo, Hi: hi, N: n}
 }

@@ -5,7 +5,9 @@
 //
 // Load and LoadFile decode and validate a file into a Scenario, reporting every problem
 // as Errors, each with its line, column and key. Scenario.Check checks the expectations
-// against a scenarios.Result; each names a metric of scenarios.Metrics. Scenario.With
+// against a scenarios.Result; each names a metric of scenarios.Metrics. An expectation
+// judged over the seeds of a check (OverSeeds: in: 95%, mean_below: 3s) is only shown by
+// one run; scenarios/batch judges it over many. Scenario.With
 // applies overrides (`-set key=value`) to the decoded scenario, written out by
 // Scenario.Marshal, so that a key the file leaves at its default can be set too. Replay
 // writes the command line that repeats a run.

@@ -26,6 +26,9 @@ type Expectation struct {
 	// nanoseconds for a duration.
 	Comparator Comparator
 	Value      float64
+	// Over says how the expectation is judged over the seeds of a check; its zero value
+	// judges every seed alone.
+	Over OverSeeds
 }
 
 // Comparator compares a metric with an expectation's value.
@@ -49,7 +52,8 @@ func (c Comparator) String() string {
 	return fmt.Sprintf("Comparator(%d)", int(c))
 }
 
-func (c Comparator) holds(got, want float64) bool {
+// Holds reports whether got compares with want as c says: got below want, say.
+func (c Comparator) Holds(got, want float64) bool {
 	switch c {
 	case Below:
 		return got < want
@@ -82,21 +86,37 @@ func (v ExpectationVerdict) String() string {
 }
 
 // Check measures the expectation's metric on res: ok when it meets the comparator, and
-// what it measured (or why it could not).
+// what it measured (or why it could not). It judges one seed, whatever e.Over says.
 func (e Expectation) Check(res *scenarios.Result) (ok bool, got string) {
+	s := e.Sample(res)
+	return s.Holds, s.Got
+}
+
+// Sample is what one run gives an expectation: its metric's value, when measured, whether
+// the value meets the comparison, and the value as the metric's unit writes it (or why
+// there is none).
+type Sample struct {
+	Value    float64
+	Measured bool
+	Holds    bool
+	Got      string
+}
+
+// Sample measures the expectation's metric on res and compares it.
+func (e Expectation) Sample(res *scenarios.Result) Sample {
 	m, known := scenarios.LookupMetric(e.Metric)
 	if !known {
-		return false, fmt.Sprintf("unknown metric %q", e.Metric)
+		return Sample{Got: fmt.Sprintf("unknown metric %q", e.Metric)}
 	}
 	v, why, measured := m.Value(res, e.Subject)
 	if !measured {
-		return false, why
+		return Sample{Got: why}
 	}
-	got = m.Unit.Format(v)
+	got := m.Unit.Format(v)
 	if m.Unit == scenarios.Verdict && v == 0 {
 		got = "violated: " + res.Violation.Error()
 	}
-	return e.Comparator.holds(v, e.Value), got
+	return Sample{Value: v, Measured: true, Holds: e.Comparator.Holds(v, e.Value), Got: got}
 }
 
 // String writes the expectation in words: latency.p99 at level 10 below 2s.
@@ -116,25 +136,32 @@ func (e Expectation) String() string {
 		}
 	}
 	fmt.Fprintf(&b, " %s %s", strings.ReplaceAll(e.Comparator.String(), "_", " "), m.Unit.Format(e.Value))
-	return b.String()
+	return e.Over.words(b.String())
 }
 
-// Check checks every expectation of the file against res, in order. A run with a design
-// finding (scenarios.MetricReopened) gets one more, failed, verdict unless an expectation
-// names that metric: the design failed, although the simulator held its invariants.
+// Check checks every expectation of the file against res, in order. A statistical
+// expectation (Statistical) is only shown, as what this seed gave: one seed cannot judge
+// it, so it holds here, and batch.Check judges it over the seeds it runs. A run with a
+// design finding (scenarios.MetricReopened) gets one more, failed, verdict unless an
+// expectation names that metric: the design failed, although the simulator held its
+// invariants.
 func (f *Scenario) Check(res *scenarios.Result) []ExpectationVerdict {
 	out := make([]ExpectationVerdict, 0, len(f.Expectations)+1)
 	expectsFindings := false
 	for _, e := range f.Expectations {
-		ok, got := e.Check(res)
+		s := e.Sample(res)
+		ok, got := s.Holds, s.Got
+		if e.Statistical() {
+			ok, got = true, e.Over.onOneSeed(s)
+		}
 		out = append(out, ExpectationVerdict{Expectation: e, OK: ok, Got: got})
 		expectsFindings = expectsFindings || e.Metric == scenarios.MetricReopened
 	}
 	if res.FindingCount > 0 && !expectsFindings {
 		// A design finding fails the run unless the scenario says it expects one.
 		e := Expectation{Metric: scenarios.MetricReopened, Comparator: Equals}
-		ok, got := e.Check(res)
-		out = append(out, ExpectationVerdict{Expectation: e, OK: ok, Got: got + ", a design finding (docs/dialog-protocol.md#design-findings)"})
+		sm := e.Sample(res)
+		out = append(out, ExpectationVerdict{Expectation: e, OK: sm.Holds, Got: sm.Got + ", a design finding (docs/dialog-protocol.md#design-findings)"})
 	}
 	return out
 }
@@ -214,23 +241,24 @@ func (d *decoder) expectation(m *mapping, e *Expectation) {
 		}
 	}
 	var given []string
-	for c := Below; c <= Equals; c++ {
-		v, ok := m.scalar(c.String(), "a value")
+	for _, k := range comparatorKeys {
+		v, ok := m.scalar(k.key, "a value")
 		if !ok {
 			continue
 		}
-		given = append(given, c.String())
-		e.Comparator = c
+		given = append(given, k.key)
+		e.Comparator, e.Over.Mean = k.c, k.mean
 		if def != nil {
-			e.Value = d.metricValue(v, join(path, c.String()), def.Unit)
+			e.Value = d.metricValue(v, join(path, k.key), def.Unit)
 		}
 	}
 	switch {
-	case len(given) == 0 && !m.has("below") && !m.has("at_most") && !m.has("at_least") && !m.has("above") && !m.has("equals"):
-		d.errorf(m.node, path, "the expectation needs one of below, at_most, at_least, above, equals")
+	case len(given) == 0 && !slices.ContainsFunc(comparatorKeys, func(k comparatorKey) bool { return m.has(k.key) }):
+		d.errorf(m.node, path, "the expectation needs one of below, at_most, at_least, above, equals (or mean_below, mean_at_most, mean_at_least, mean_above)")
 	case len(given) > 1:
 		d.errorf(m.node, path, "the expectation gives %s: give one", strings.Join(given, " and "))
 	}
+	d.overSeeds(m, e)
 }
 
 // metricValue reads an expectation's value in the metric's unit.

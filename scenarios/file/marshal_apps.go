@@ -196,6 +196,9 @@ func (e *encoder) expectation(x Expectation, path string) *yaml.Node {
 	case x.Comparator < Below || x.Comparator > Equals:
 		e.fail(path, "comparator %v is unknown", x.Comparator)
 		return m.Node
+	case x.Over.Mean && x.Comparator == Equals:
+		e.fail(path, "a mean has no equals comparator")
+		return m.Node
 	}
 	m.set("metric", plain(x.Metric))
 	m.integer("level", int64(x.Level))
@@ -211,6 +214,7 @@ func (e *encoder) expectation(x Expectation, path string) *yaml.Node {
 	default:
 		v = plain(strconv.FormatFloat(x.Value, 'f', -1, 64))
 	}
-	m.set(x.Comparator.String(), v)
+	m.set(x.comparatorKey(), v)
+	x.Over.marshal(m)
 	return m.Node
 }
