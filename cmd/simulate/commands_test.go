@@ -23,10 +23,11 @@ func TestListShowsEveryLibraryScenarioWithItsQuestion(t *testing.T) {
 func TestValidateReportsLineAndColumnAndExits2(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("name: x\ninstances:\n  - name: A\n    databases: [{name: d, queues: [{name: q, bogus: 1}]}]\n"), 0o644))
-	code, out, _ := runCommand("validate", bad)
+	code, out, errOut := runCommand("validate", bad)
 	assert.Equal(t, 2, code)
-	assert.Contains(t, out, "bad.yaml:4:")
-	assert.Contains(t, out, `unknown key "bogus"`)
+	assert.Empty(t, out, "diagnostics go to stderr")
+	assert.Contains(t, errOut, "bad.yaml:4:")
+	assert.Contains(t, errOut, `unknown key "bogus"`)
 }
 
 func TestRunWritesTheSameFilesForTheSameSeed(t *testing.T) {

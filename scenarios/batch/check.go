@@ -50,6 +50,18 @@ func (v Verdict) OK() bool { return v.Err == nil && len(v.Failures) == 0 }
 // all its seeds ran, in the targets' order. Only the verdicts are kept, never the results.
 func Check(targets []Target, workers int, progress func()) iter.Seq[Verdict] {
 	return func(yield func(Verdict) bool) {
+		for _, v := range CheckSeeds(targets, workers, progress) {
+			if v != nil && !yield(*v) {
+				return
+			}
+		}
+	}
+}
+
+// CheckSeeds is Check that also yields each seed's result as soon as it and the seeds
+// before it finished: the seeds of a target (with a nil verdict), then its verdict.
+func CheckSeeds(targets []Target, workers int, progress func()) iter.Seq2[SeedResult, *Verdict] {
+	return func(yield func(SeedResult, *Verdict) bool) {
 		var jobs []Job
 		var owner []*file.Scenario // the scenario of each job
 		for _, tg := range targets {
@@ -58,7 +70,7 @@ func Check(targets []Target, workers int, progress func()) iter.Seq[Verdict] {
 				owner = append(owner, tg.Scenario)
 			}
 		}
-		keep := func(i int, res *scenarios.Result) []string { return failures(owner[i], res) }
+		keep := func(i int, res *scenarios.Result) seedKept { return seedKept{failures(owner[i], res), res.StopReason} }
 		next, stop := iter.Pull(Map(jobs, workers, keep, progress))
 		defer stop()
 		for _, tg := range targets {
@@ -68,11 +80,14 @@ func Check(targets []Target, workers int, progress func()) iter.Seq[Verdict] {
 				switch {
 				case o.Err != nil && v.Err == nil:
 					v.Err, v.ErrSeed = fmt.Errorf("%s seed %d: %w", tg.Name, o.Seed, o.Err), o.Seed
-				case len(o.Kept) > 0:
-					v.Failures = append(v.Failures, SeedFailure{Seed: o.Seed, Reasons: o.Kept})
+				case len(o.Kept.reasons) > 0:
+					v.Failures = append(v.Failures, SeedFailure{Seed: o.Seed, Reasons: o.Kept.reasons})
+				}
+				if !yield(newSeedResult(tg.Name, o), nil) {
+					return
 				}
 			}
-			if !yield(v) {
+			if !yield(SeedResult{Name: tg.Name}, &v) {
 				return
 			}
 		}

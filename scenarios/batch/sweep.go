@@ -12,6 +12,7 @@ import (
 	"github.com/sbsim/sbsim/model/invariant"
 	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/file"
+	"github.com/sbsim/sbsim/sim"
 )
 
 // Param is one parameter of a sweep: a key of the scenario (file.Override) and the values
@@ -121,6 +122,8 @@ type SweepRun struct {
 	Seed      uint64
 	Measures  []scenarios.Measure
 	Violation *invariant.Violation
+	// Stop is why the run stopped.
+	Stop sim.StopReason
 }
 
 // Run runs every point on every seed, on workers, and yields what each run measured, in
@@ -134,7 +137,7 @@ func (s *Sweep) Run(workers int, progress func()) iter.Seq2[SweepRun, error] {
 			}
 		}
 		keep := func(_ int, res *scenarios.Result) SweepRun {
-			return SweepRun{Measures: scenarios.Measures(res), Violation: res.Violation}
+			return SweepRun{Measures: scenarios.Measures(res), Violation: res.Violation, Stop: res.StopReason}
 		}
 		for o := range Map(jobs, workers, keep, progress) {
 			r := o.Kept
