@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sbsim/sbsim/scenarios/file"
+	"github.com/sbsim/sbsim/scenarios/results"
+)
+
+// writeScenario writes text to a file of that name in a new directory and returns its path.
+func writeScenario(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	return path
+}
+
+// unexpecting is single-conversation-activation without its expectations, stopped by an
+// event limit long before it drains: nothing fails, but the run did not end.
+func unexpecting(t *testing.T) string {
+	data, err := file.LibraryText("single-conversation-activation")
+	require.NoError(t, err)
+	text := string(data)
+	return writeScenario(t, "limited.yaml", text[:strings.Index(text, "expect:")]+"limits: {max_events: 100}\n")
+}
+
+// Every exit code but the interrupt's (TestCheckStopsCleanlyOnASignal), with where its
+// message goes: results on stdout, diagnostics on stderr (docs/outputs.md#exit-codes).
+func TestExitCodesAndStreams(t *testing.T) {
+	foreign := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644))
+	notADir := writeScenario(t, "file", "")
+	bad := writeScenario(t, "bad.yaml", "name: x\ninstances: 3\n")
+	limited := unexpecting(t)
+	cases := []struct {
+		name       string
+		args       []string
+		code       int
+		stdout     string // a part of stdout; "" for an empty stdout
+		stderr     string // a part of stderr; "" for an empty stderr
+		notStarted bool   // no seed line: the run never started
+	}{
+		{"all held", []string{"run", "poison-message", "-seed", "1", "-q"}, results.ExitOK, "verdict: ok", "", false},
+		// lossy-wan expects every dialog to end: an expectation failing beats the limit.
+		{"an expectation failed", []string{"run", "lossy-wan", "-seed", "1", "-set", "limits.max_events=100", "-q"}, results.ExitFailed,
+			`verdict: FAILED: dialogs.ended of workload "orders" equals 8 (got 0)`, "", false},
+		{"a check failed", []string{"check", "lossy-wan", "-seeds", "1", "-set", "limits.max_events=100", "-out", t.TempDir()},
+			results.ExitFailed, "FAIL  lossy-wan (1 of 1 seeds)", "", true},
+		{"bad flag", []string{"run", "poison-message", "-bogus"}, results.ExitUsage, "", "flag provided but not defined", true},
+		{"validate's errors go to stderr", []string{"validate", bad}, results.ExitUsage, "", "bad.yaml:2:", true},
+		{"validate's verdict goes to stdout", []string{"validate", limited}, results.ExitOK, "limited.yaml: ok", "", true},
+		{"-out is a file", []string{"run", "poison-message", "-seed", "1", "-out", filepath.Join(notADir, "out")}, results.ExitNotWritten,
+			"", "not a directory", true},
+		{"-out holds other files", []string{"run", "poison-message", "-seed", "1", "-out", foreign}, results.ExitNotWritten,
+			"", "holds files that no run of simulate wrote (notes.txt...)", true},
+		{"check into a file", []string{"check", "poison-message", "-seeds", "1", "-out", filepath.Join(notADir, "out")},
+			results.ExitNotWritten, "", "not a directory", true},
+		{"sweep into other files", []string{"sweep", "poison-message", "-set", "readers.0.rollback_rate=0,1", "-seeds", "1",
+			"-out", foreign}, results.ExitNotWritten, "", "holds files that no run", true},
+		{"run stopped at a limit", []string{"run", limited, "-seed", "1", "-q"}, results.ExitLimit, "verdict: ok",
+			"stopped at a resource limit (event limit", false},
+		{"check stopped at a limit", []string{"check", limited, "-seeds", "2", "-out", t.TempDir()}, results.ExitLimit,
+			"limited.yaml seed 1: stopped at a limit (event_limit)", "2 of 2 runs stopped at a resource limit", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runCommand(tc.args...)
+			assert.Equal(t, tc.code, code, "args %q\nstdout: %s\nstderr: %s", tc.args, out, errOut)
+			if tc.stdout == "" {
+				assert.Empty(t, out, "args %q", tc.args)
+			} else {
+				assert.Contains(t, out, tc.stdout, "args %q", tc.args)
+			}
+			if tc.stderr == "" {
+				assert.Empty(t, errOut, "args %q", tc.args)
+			} else {
+				assert.Contains(t, errOut, tc.stderr, "args %q", tc.args)
+			}
+			if tc.notStarted {
+				assert.NotContains(t, out, "seed: ", "args %q: the run started", tc.args)
+			}
+		})
+	}
+	assert.Equal(t, []string{"notes.txt"}, namesIn(t, foreign), "a refused folder was written into")
+}
+
+// namesIn lists the names in dir.
+func namesIn(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// -q prints the replay line and the verdict, nothing else.
+func TestQuietPrintsTheReplayLineAndTheVerdictOnly(t *testing.T) {
+	code, out, errOut := runCommand("run", "lossy-wan", "-seed", "2", "-q", "-out", t.TempDir())
+
+	require.Equal(t, 0, code, errOut)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	require.Len(t, lines, 2, "stdout:\n%s", out)
+	assert.Regexp(t, `^replay: go run \./cmd/simulate run lossy-wan -seed 2 -out \S+  # code devel, scenario [0-9a-f]{16}$`, lines[0])
+	assert.Equal(t, "verdict: ok", lines[1])
+}
+
+// A long table shows its top rows and a count, and -v lists every row.
+func TestLongTablesShowTheirTopRowsUnlessVerbose(t *testing.T) {
+	many := []string{"run", "lossy-wan", "-seed", "1", "-set", "workloads.audit.dialogs=200", "-out", t.TempDir()}
+	code, out, errOut := runCommand(many...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "the 20 slowest of 208 by their longest latency")
+	assert.Contains(t, out, "-v lists all")
+	short := strings.Count(out, "\n")
+
+	code, out, errOut = runCommand(append(many[:len(many)-2], "-out", t.TempDir(), "-v")...)
+	require.Equal(t, 0, code, errOut)
+	assert.NotContains(t, out, "slowest of")
+	assert.Equal(t, short+208-20-1, strings.Count(out, "\n"), "-v lists every conversation")
+}
+
+// simulateBinary builds the command once, for the tests that run it as a process.
+var simulateBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "simulate-bin-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "simulate")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = sourceDir
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", &exec.ExitError{Stderr: out}
+	}
+	return bin, nil
+})
+
+// SIGINT or SIGTERM stops a check cleanly: it exits ExitInterrupted, says how many runs
+// finished, and seeds.jsonl holds exactly those, every line whole.
+func TestCheckStopsCleanlyOnASignal(t *testing.T) {
+	bin, err := simulateBinary()
+	require.NoError(t, err)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(bin, "check", "lossy-wan", "-seeds", "10000", "-workers", "1", "-out", dir)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			require.NoError(t, cmd.Start())
+			seeds := filepath.Join(dir, results.SeedsFile)
+			deadline := time.Now().Add(60 * time.Second)
+			for countLines(t, seeds) < 3 && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			require.NoError(t, cmd.Process.Signal(sig))
+			err := cmd.Wait()
+
+			var exit *exec.ExitError
+			require.ErrorAs(t, err, &exit, "stderr: %s", stderr.String())
+			assert.Equal(t, results.ExitInterrupted, exit.ExitCode(), "stderr: %s", stderr.String())
+			f, err := os.Open(seeds)
+			require.NoError(t, err)
+			defer f.Close()
+			n := 0
+			for sc := bufio.NewScanner(f); sc.Scan(); n++ {
+				var l results.SeedLine
+				require.NoError(t, json.Unmarshal(sc.Bytes(), &l), "line %d: %s", n+1, sc.Text())
+				assert.Equal(t, uint64(n+1), l.Seed, "line %d", n+1)
+				assert.True(t, l.OK, "line %d", n+1)
+			}
+			assert.GreaterOrEqual(t, n, 3)
+			assert.Contains(t, stderr.String(), "interrupted: "+strconv.Itoa(n)+" of 10000 runs finished (0 failed); each one's result is in "+seeds)
+			assert.Less(t, n, 10000, "the check was not interrupted")
+			assert.Equal(t, []string{results.ManifestFile, results.SeedsFile}, namesIn(t, dir), "a temporary file was left")
+		})
+	}
+}
+
+// countLines counts the whole lines of the file at path, 0 when it is not there yet.
+func countLines(t *testing.T, path string) int {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	return strings.Count(string(data), "\n")
+}
