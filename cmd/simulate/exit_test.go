@@ -37,7 +37,7 @@ func unexpecting(t *testing.T) string {
 	return writeScenario(t, "limited.yaml", text[:strings.Index(text, "expect:")]+"limits: {max_events: 100}\n")
 }
 
-// Every exit code but the interrupt's (TestCheckStopsCleanlyOnASignal), with where its
+// Every exit code but the interrupt's (TestCheckAndSweepStopCleanlyOnASignal), with where its
 // message goes: results on stdout, diagnostics on stderr (docs/outputs.md#exit-codes).
 func TestExitCodesAndStreams(t *testing.T) {
 	foreign := t.TempDir()
@@ -150,15 +150,28 @@ var simulateBinary = sync.OnceValues(func() (string, error) {
 	return bin, nil
 })
 
-// SIGINT or SIGTERM stops a check cleanly: it exits ExitInterrupted, says how many runs
-// finished, and seeds.jsonl holds exactly those, every line whole.
-func TestCheckStopsCleanlyOnASignal(t *testing.T) {
+// SIGINT or SIGTERM stops a check or a sweep cleanly: it exits ExitInterrupted, says how
+// many runs finished, and seeds.jsonl holds exactly those, every line whole; a sweep
+// renames its sweep.csv into place with their rows; no temporary file is left.
+func TestCheckAndSweepStopCleanlyOnASignal(t *testing.T) {
 	bin, err := simulateBinary()
 	require.NoError(t, err)
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) {
+	cases := []struct {
+		name  string
+		sig   syscall.Signal
+		args  []string
+		files []string
+	}{
+		{"check SIGINT", syscall.SIGINT, []string{"check", "lossy-wan", "-seeds", "10000"}, []string{results.ManifestFile, results.SeedsFile}},
+		{"check SIGTERM", syscall.SIGTERM, []string{"check", "lossy-wan", "-seeds", "10000"}, []string{results.ManifestFile, results.SeedsFile}},
+		{"sweep SIGINT", syscall.SIGINT, []string{"sweep", "lossy-wan", "-set", "broker.retry_interval_min=1s", "-seeds", "10000"},
+			[]string{results.ManifestFile, results.SeedsFile, results.SweepFile, "sweep-latency-p99.png", "sweep-latency-p99.svg",
+				"sweep-readers-peak.png", "sweep-readers-peak.svg"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			cmd := exec.Command(bin, "check", "lossy-wan", "-seeds", "10000", "-workers", "1", "-out", dir)
+			cmd := exec.Command(bin, append(tc.args, "-workers", "1", "-out", dir)...)
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			require.NoError(t, cmd.Start())
@@ -167,7 +180,7 @@ func TestCheckStopsCleanlyOnASignal(t *testing.T) {
 			for countLines(t, seeds) < 3 && time.Now().Before(deadline) {
 				time.Sleep(20 * time.Millisecond)
 			}
-			require.NoError(t, cmd.Process.Signal(sig))
+			require.NoError(t, cmd.Process.Signal(tc.sig))
 			err := cmd.Wait()
 
 			var exit *exec.ExitError
@@ -184,9 +197,15 @@ func TestCheckStopsCleanlyOnASignal(t *testing.T) {
 				assert.True(t, l.OK, "line %d", n+1)
 			}
 			assert.GreaterOrEqual(t, n, 3)
+			assert.Less(t, n, 10000, "the command was not interrupted")
 			assert.Contains(t, stderr.String(), "interrupted: "+strconv.Itoa(n)+" of 10000 runs finished (0 failed); each one's result is in "+seeds)
-			assert.Less(t, n, 10000, "the check was not interrupted")
-			assert.Equal(t, []string{results.ManifestFile, results.SeedsFile}, namesIn(t, dir), "a temporary file was left")
+			assert.ElementsMatch(t, tc.files, namesIn(t, dir), "a temporary file was left, or a file is missing")
+			if tc.args[0] == "sweep" {
+				data, err := os.ReadFile(filepath.Join(dir, results.SweepFile))
+				require.NoError(t, err)
+				assert.Contains(t, string(data), "\n1s,"+strconv.Itoa(n)+",all,", "the last finished run's rows")
+				assert.NotContains(t, string(data), "\n1s,"+strconv.Itoa(n+1)+",", "a run that did not finish")
+			}
 		})
 	}
 }
@@ -198,4 +217,61 @@ func countLines(t *testing.T, path string) int {
 		return 0
 	}
 	return strings.Count(string(data), "\n")
+}
+
+// The folder of a run replays by itself: its replay.sh runs the folder's copy of the
+// scenario (with the -set values and -trace of the run) and writes the same bytes again,
+// wherever the folder was moved. The `go` that replay.sh calls is stood in for by the
+// built command.
+func TestTheFolderOfARunReplaysByItself(t *testing.T) {
+	bin, err := simulateBinary()
+	require.NoError(t, err)
+	tools := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(tools, "go"), []byte("#!/bin/sh\nshift 2 # run ./cmd/simulate\nexec "+bin+" \"$@\"\n"), 0o755))
+	first := filepath.Join(t.TempDir(), "first")
+	code, out, errOut := runCommand("run", "poison-message", "-seed", "3", "-set", "broker.retry_interval_min=1s", "-trace", "-out", first)
+	require.Equal(t, 0, code, "%s%s", out, errOut)
+	moved := filepath.Join(t.TempDir(), "moved")
+	require.NoError(t, os.Rename(first, moved))
+	before := readAll(t, moved)
+	require.Contains(t, before, "poison-message.yaml")
+	require.Contains(t, before, results.TraceFile)
+
+	sh := exec.Command("sh", filepath.Join(moved, results.ReplayScriptFile))
+	sh.Env = append(os.Environ(), "PATH="+tools+string(os.PathListSeparator)+os.Getenv("PATH"))
+	replayed, err := sh.CombinedOutput()
+	require.NoError(t, err, "%s", replayed)
+
+	assert.Equal(t, before, readAll(t, moved), "the replay did not write the same files")
+	assert.Contains(t, string(replayed), "-set broker.retry_interval_min=1s -seed 3 -out "+moved+" -trace")
+}
+
+// readAll reads every file in dir, by name.
+func readAll(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	for _, name := range namesIn(t, dir) {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err)
+		files[name] = string(data)
+	}
+	return files
+}
+
+// A second run into the -out of a first leaves nothing of the first: not its scenario,
+// not a plot the second does not draw.
+func TestASecondRunIntoTheSameOutLeavesNothingOfTheFirst(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := runCommand("run", "lossy-wan", "-seed", "1", "-out", dir)
+	require.Equal(t, 0, code, errOut)
+	require.FileExists(t, filepath.Join(dir, "queue-Tokyo-StockQueue.png"))
+
+	code, out, errOut := runCommand("run", "poison-message", "-seed", "1", "-out", dir)
+	require.Equal(t, 0, code, errOut)
+
+	names := namesIn(t, dir)
+	assert.NotContains(t, names, "lossy-wan.yaml")
+	assert.NotContains(t, names, "queue-Tokyo-StockQueue.png")
+	assert.Contains(t, names, "poison-message.yaml")
+	assert.Contains(t, out, "wrote "+strconv.Itoa(len(names)-1)+" files to "+dir, "every file but the manifest is named")
 }
