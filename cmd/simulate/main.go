@@ -16,9 +16,9 @@ import (
 // usageText is the help that -h prints.
 const usageText = `Usage: go run ./cmd/simulate [SUBCOMMAND] [arguments]
 
-sbsim simulates SQL Server Service Broker designs, deterministically: the same scenario
-and seed print and write the same bytes on any machine. A scenario is a YAML file, or a
-name from the library of design-validation scenarios (simulate list).
+sbsim simulates SQL Server Service Broker designs, deterministically: the same code,
+scenario and seed print and write the same bytes on any machine (PNGs: on one platform).
+A scenario is a YAML file, or a name from the library of scenarios (simulate list).
 
 With no argument, simulate runs the showcase scenario "lossy-wan" on a new seed, writes its
 results (summary.json, series.csv, plots) to a folder under sbsim-results/ that it names,
