@@ -71,33 +71,31 @@ func runSweep(ctx context.Context, arg string, sw *batch.Sweep, out string, nwor
 		return results.ExitNotWritten
 	}
 	tick, finish := progress(stderr, len(sw.Points)*sw.Seeds, "sweeping")
+	var bug error
 	for r, err := range batch.Until(ctx, sw.Run(nworkers, tick)) {
 		pt := sw.Points[r.Point]
 		replay := results.PinnedReplay(file.Replay(arg, sw.Overrides(pt), r.Seed), pt.Scenario.Hash)
-		if err != nil { // a run that could not start or panicked: a bug
-			finish()
-			fmt.Fprintf(stderr, "simulate: %v\nreplay: %s\n", err, replay)
-			return results.ExitFailed
+		if err != nil { // a run that could not start or panicked: a bug; the runs before it are kept
+			bug = fmt.Errorf("%w\nreplay: %s", err, replay)
+			break
 		}
-		if err := w.Add(r); err != nil {
-			finish()
-			fmt.Fprintf(stderr, "simulate: %v\n", err)
-			return results.ExitNotWritten
-		}
+		w.Add(r)
 		report.SweepRun(arg, sw.Overrides(pt), r, replay)
 	}
 	finish()
-	files, err := w.Close()
-	if err != nil {
-		fmt.Fprintf(stderr, "simulate: %v\n", err)
-		return results.ExitNotWritten
+	files, werr := w.Close()
+	if werr == nil {
+		results.SaySwept(stdout, sw, report.Runs, report.Failed, files)
 	}
-	fmt.Fprintf(stdout, "%d points x %d seeds = %d runs; wrote %s\n", len(sw.Points), sw.Seeds, report.Runs, strings.Join(files, ", "))
-	if len(files) == 1 {
-		fmt.Fprintf(stdout, "no plots: the values of %s are not numbers or durations\n", sw.Params[0].Key)
+	code := report.Close(len(sw.Points)*sw.Seeds, ctx.Err() != nil, stderr)
+	for _, e := range []struct {
+		err  error
+		code int
+	}{{bug, results.ExitFailed}, {werr, results.ExitNotWritten}} {
+		if e.err != nil {
+			fmt.Fprintf(stderr, "simulate: %v\n", e.err)
+			code = results.Worst(code, e.code)
+		}
 	}
-	if report.Failed > 0 {
-		fmt.Fprintf(stdout, "%d runs broke an invariant\n", report.Failed)
-	}
-	return report.Close(len(sw.Points)*sw.Seeds, ctx.Err() != nil, stderr)
+	return code
 }

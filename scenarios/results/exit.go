@@ -1,6 +1,10 @@
 package results
 
-import "github.com/sbsim/sbsim/sim"
+import (
+	"slices"
+
+	"github.com/sbsim/sbsim/sim"
+)
 
 // The exit codes of simulate, for every subcommand. When several apply, the first of
 // this order wins: usage, interrupted, results not written, failed, stopped at a limit.
@@ -41,4 +45,19 @@ func RunExitCode(ok bool, reason sim.StopReason) int {
 		return ExitLimit
 	}
 	return ExitOK
+}
+
+// exitOrder is the order in which exit codes win when several apply.
+var exitOrder = []int{ExitUsage, ExitInterrupted, ExitNotWritten, ExitFailed, ExitLimit, ExitOK}
+
+// Worst returns the code that wins among codes (exitOrder); an unknown code wins over all.
+func Worst(codes ...int) int {
+	best, rank := ExitOK, len(exitOrder)
+	for _, c := range codes {
+		r := slices.Index(exitOrder, c)
+		if r < rank {
+			best, rank = c, r
+		}
+	}
+	return best
 }

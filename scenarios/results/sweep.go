@@ -55,8 +55,12 @@ func NewSweepWriter(folder *Folder, sw *batch.Sweep) (*SweepWriter, error) {
 	return w, nil
 }
 
-// Add writes one run's rows and keeps its plotted values.
-func (w *SweepWriter) Add(r batch.SweepRun) error {
+// Add writes one run's rows and keeps its plotted values. A write that fails stops the
+// writing; Close returns its error.
+func (w *SweepWriter) Add(r batch.SweepRun) {
+	if w.csv.Error() != nil {
+		return
+	}
 	point := w.sw.Points[r.Point].Values
 	for _, m := range r.Measures {
 		v := measureValue(m)
@@ -77,7 +81,6 @@ func (w *SweepWriter) Add(r batch.SweepRun) error {
 			w.series[i][name][r.Point] = append(w.series[i][name][r.Point], v)
 		}
 	}
-	return w.csv.Error()
 }
 
 // Close finishes sweep.csv, renames it into place, draws the plots and returns the paths

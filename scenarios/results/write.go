@@ -9,6 +9,7 @@ import (
 
 	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/scenarios"
+	"github.com/sbsim/sbsim/scenarios/batch"
 )
 
 // The names of the files WriteAll writes, besides the plots.
@@ -121,4 +122,16 @@ func SayWritten(w io.Writer, dir string, files []string) {
 	fmt.Fprintf(w, "\nopen %s for the figures, and the plots beside it (%s);\n"+
 		"%s replays the run; simulate list shows the other scenarios, simulate -h every command.\n",
 		filepath.Join(dir, SummaryFile), first, filepath.Join(dir, ReplayScriptFile))
+}
+
+// SaySwept tells, after a sweep, how many runs it made, the files it wrote and how many
+// runs broke an invariant.
+func SaySwept(w io.Writer, sw *batch.Sweep, runs, failed int, files []string) {
+	fmt.Fprintf(w, "%d points x %d seeds = %d runs; wrote %s\n", len(sw.Points), sw.Seeds, runs, strings.Join(files, ", "))
+	if len(files) == 1 {
+		fmt.Fprintf(w, "no plots: the values of %s are not numbers or durations\n", sw.Params[0].Key)
+	}
+	if failed > 0 {
+		fmt.Fprintf(w, "%d runs broke an invariant\n", failed)
+	}
 }
