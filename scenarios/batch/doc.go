@@ -7,7 +7,9 @@
 // is dropped as soon as it has been yielded and only a few runs ahead of the one awaited
 // are kept (twice the workers), so the memory of a batch does not grow with its number of
 // seeds: a check keeps each seed's verdict, a sweep each run's metrics
-// (scenarios.Measures), never the results themselves.
+// (scenarios.Measures), never the results themselves. CheckSeeds yields each seed of a
+// check as soon as it and those before it finished, and Until stops an iteration at once
+// when its context is done (a SIGINT), so that a command keeps and says what finished.
 //
 // Usage:
 //
