@@ -49,9 +49,17 @@ func OpenFolder(dir string) (*Folder, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("output %s: %w", dir, err)
 	}
-	entries, err := os.ReadDir(dir)
+	all, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("output %s: %w", dir, err)
+	}
+	var entries []os.DirEntry
+	for _, e := range all {
+		if strings.HasPrefix(e.Name(), tempPrefix) { // left by a run that was killed while it wrote
+			os.Remove(filepath.Join(dir, e.Name()))
+			continue
+		}
+		entries = append(entries, e)
 	}
 	f := &Folder{dir: dir}
 	manifest, err := os.ReadFile(filepath.Join(dir, ManifestFile))
@@ -80,7 +88,7 @@ func OpenFolder(dir string) (*Folder, error) {
 	os.Remove(probe.Name())
 	// The manifest lists every file that may be there while this run writes, so that a run
 	// stopped half way still leaves a folder the next run can clear.
-	return f, f.writeManifest(f.previous)
+	return f, f.writeManifest(f.previous, false)
 }
 
 // Dir is the folder's directory.
@@ -107,7 +115,7 @@ func (f *Folder) expect(name string) error {
 	if f.unlisted || slices.Contains(f.previous, name) || slices.Contains(f.written, name) {
 		return nil
 	}
-	return f.writeManifest(append(append(slices.Clone(f.previous), f.written...), name))
+	return f.writeManifest(append(append(slices.Clone(f.previous), f.written...), name), false)
 }
 
 // savePlot writes p as base.png and base.svg, each whole or not at all.
@@ -149,12 +157,13 @@ func (f *Folder) Close() error {
 		}
 	}
 	f.previous = nil
-	return f.writeManifest(f.written)
+	return f.writeManifest(f.written, true)
 }
 
-// writeManifest writes the manifest listing names.
-func (f *Folder) writeManifest(names []string) error {
-	return writeAtomic(filepath.Join(f.dir, ManifestFile), func(w io.Writer) error {
+// writeManifest writes the manifest listing names; synced, for the last one only, which
+// costs a disk flush.
+func (f *Folder) writeManifest(names []string, sync bool) error {
+	return writeFileAtomic(filepath.Join(f.dir, ManifestFile), sync, func(w io.Writer) error {
 		for _, n := range names {
 			if _, err := fmt.Fprintln(w, n); err != nil {
 				return err
@@ -167,7 +176,12 @@ func (f *Folder) writeManifest(names []string) error {
 // writeAtomic writes what write produces to a temporary file beside path, through a
 // buffer (a large trace is not held in memory twice), and renames it to path once written
 // and synced. A failed write removes the temporary file and leaves path as it was.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
+func writeAtomic(path string, write func(io.Writer) error) error {
+	return writeFileAtomic(path, true, write)
+}
+
+// writeFileAtomic is writeAtomic, syncing the file before the rename when sync is set.
+func writeFileAtomic(path string, sync bool, write func(io.Writer) error) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), tempPrefix+"*-"+filepath.Base(path))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -189,8 +203,10 @@ func writeAtomic(path string, write func(io.Writer) error) (err error) {
 	if err := tmp.Chmod(0o644); err != nil {
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		return err
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			return err
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return err

@@ -112,3 +112,17 @@ func TestAManifestCannotRemoveFilesOutsideItsFolder(t *testing.T) {
 
 	assert.FileExists(t, outside)
 }
+
+// The temporary files of a run killed while it wrote are removed by the next run into the
+// folder, and do not make the folder look foreign.
+func TestOpenFolderRemovesTheTemporaryFilesOfAKilledRun(t *testing.T) {
+	dir := t.TempDir()
+	left := filepath.Join(dir, tempPrefix+"123-"+ManifestFile)
+	require.NoError(t, os.WriteFile(left, []byte("half"), 0o644))
+
+	f, err := OpenFolder(dir)
+
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	assert.Equal(t, []string{ManifestFile}, filesIn(t, dir))
+}
