@@ -217,6 +217,7 @@ func (b *Broker) forgetClosed(now time.Duration, h ConversationHandle) {
 		b.timer(ep.retainUntil, TimerRetention, uint64(ep.handle))
 		return
 	}
+	b.trace(TraceRecord{At: now, Kind: TraceEndpointForgotten, Conversation: ep.conv})
 	b.delete(ep)
 }
 

@@ -83,13 +83,17 @@ const (
 	// MaxReaders is the new MAX_QUEUE_READERS, Running the tasks running, and Cause 1 when
 	// it ended a NOTIFIED state that a task start left.
 	TraceActivationAltered
+	// TraceEndpointForgotten: a closed target endpoint was deleted when its retention ended
+	// (G-16). A later arrival from the initiator finds the dialog unknown and creates a new
+	// target endpoint, as Service Broker does: the checker reports that as a design finding.
+	TraceEndpointForgotten
 )
 
 var traceKindNames = [...]string{"", "sent", "fragment-sent", "fragment-stored", "fragment-duplicate",
 	"fragment-discarded", "packet-corrupt", "ready", "received", "row-removed", "state", "ack-sent", "scheduled",
 	"lock-acquired", "lock-released", "lock-wait", "deadlock", "returned", "committed", "rolled-back",
 	"savepoint-rolled-back", "queue-disabled", "task-started", "task-exited", "activation-failed", "monitor-receive",
-	"notification-sent", "notification-dropped", "activation-altered"}
+	"notification-sent", "notification-dropped", "activation-altered", "forgotten"}
 
 func (k TraceKind) String() string {
 	if int(k) < len(traceKindNames) && k != 0 {
@@ -205,6 +209,8 @@ func (r TraceRecord) String() string {
 		return fmt.Sprintf("%s %s %v→%v", s, side, r.From, r.To)
 	case TracePacketCorrupt, TraceAckSent:
 		return fmt.Sprintf("%s peer=i%d", s, r.Peer)
+	case TraceEndpointForgotten:
+		return s + " target"
 	case TraceLockAcquired, TraceLockReleased, TraceDeadlock:
 		return fmt.Sprintf("%s tx%d %v", head, r.Tx, r.Group)
 	case TraceLockWait:

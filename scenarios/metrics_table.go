@@ -193,8 +193,22 @@ func runMetrics() []Metric {
 				}
 				return 1, ""
 			}},
+		{Name: MetricReopened,
+			Doc: "dialogs whose closed target endpoint was forgotten after ClosedTargetRetention and then re-created by a late arrival from the initiator, " +
+				"so that Service Broker delivers their messages again: the design finding of the fire-and-forget pattern under a long outage (G-16); " +
+				"a run with any fails unless an expectation names this metric",
+			value: func(res *Result, _ Subject) (float64, string) {
+				if !res.InvariantsChecked {
+					return 0, "the checkers find them, and check_invariants is off"
+				}
+				return float64(res.FindingCount), ""
+			}},
 	}
 }
+
+// MetricReopened is the metric that counts the design finding invariant.FindingReopened.
+// A run with a design finding fails unless the scenario expects it by naming this metric.
+const MetricReopened = "dialogs.reopened"
 
 func monitorNotifies(q QueueResult) float64 {
 	if q.Monitor == nil {

@@ -50,7 +50,12 @@ type Result struct {
 	InvariantsChecked bool
 	// Violation is the first invariant violated, when Config.CheckInvariants is on.
 	Violation *invariant.Violation
-	Trace     []model.TraceRecord
+	// Findings are the first design findings of the checkers (invariant.Finding: what
+	// Service Broker itself would do wrong with this design), FindingCount how many there
+	// were in all.
+	Findings     []invariant.Finding
+	FindingCount int
+	Trace        []model.TraceRecord
 }
 
 // InstanceResult is one broker at the end of the run.
@@ -194,6 +199,9 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 		FirstStatementError: w.firstStatementError, Readers: w.readerResults(), Queues: w.queueResults(),
 		Activators: w.activatorResults(), Series: w.series, InvariantsChecked: w.checker != nil, Violation: w.violation,
 		Trace: w.trace}
+	if w.checker != nil {
+		res.Findings, res.FindingCount = w.checker.Findings(), w.checker.FindingCount()
+	}
 	for i, b := range w.brokers {
 		ir := InstanceResult{Name: w.cat.Instances[i].Name, Counters: b.Counters(),
 			TransmissionQueueRows: len(b.TransmissionQueue()), TransmissionObjectBytes: b.TransmissionObjectBytes(),

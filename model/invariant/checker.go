@@ -15,7 +15,9 @@
 // the next sequence number of its dialog direction) and, at the end of a run whose faults
 // healed, INV-12 (everything sent was delivered and the transmission queues are empty).
 // Rules lists them, with what each asserts: the text report and summary.json print that
-// list.
+// list. Beside violations, the checker reports design findings (Finding): what Service
+// Broker itself does wrong with a design, such as a dialog run twice because its closed
+// target was forgotten (G-16); they do not stop the run.
 //
 // A Checker sees the records of every broker of a world in the order they happened. It
 // keeps the recent records of each conversation, of each live transaction and of each queue
@@ -103,6 +105,12 @@ type Checker struct {
 	// record observed; Observe clears it.
 	blame     blame
 	violation *Violation
+	// forgotten holds when each dialog's closed target endpoint was forgotten (G-16), until
+	// an arrival re-creates it; findings holds the first design findings, findingCount
+	// them all.
+	forgotten    map[model.ConversationID]time.Duration
+	findings     []Finding
+	findingCount int
 }
 
 type direction struct {
@@ -134,6 +142,10 @@ type flow struct {
 	receiverEnded model.SequenceNumber
 	// errorReceived is set once RECEIVE returned the direction's Error.
 	errorReceived bool
+	// reopened is set once a late arrival re-created the dialog's forgotten target
+	// endpoint: from then on the dialog runs a second time, as Service Broker runs it, and
+	// its messages are no longer checked against the first run (a design finding says so).
+	reopened bool
 }
 
 // history keeps the last historyLength records of a conversation or a transaction, each
@@ -192,6 +204,7 @@ func New() *Checker {
 		transactions:  map[txKey]*transaction{},
 		groups:        map[groupKey]groupState{},
 		monitors:      map[monitorKey]*queueMonitor{},
+		forgotten:     map[model.ConversationID]time.Duration{},
 	}
 }
 
@@ -208,6 +221,15 @@ func (c *Checker) flow(conv model.ConversationID, fromInitiator bool) *flow {
 		c.directions[d] = f
 	}
 	return f
+}
+
+// checkedFlow returns the direction's flow, or nil when a design finding reports the
+// dialog instead: its target was re-created after it had been forgotten.
+func (c *Checker) checkedFlow(conv model.ConversationID, fromInitiator bool) *flow {
+	if f := c.flow(conv, fromInitiator); !f.reopened {
+		return f
+	}
+	return nil
 }
 
 // Observe checks one record and returns the first violation seen so far, or nil. Once a
@@ -265,6 +287,9 @@ func (c *Checker) check(r model.TraceRecord) (string, string) {
 	case model.TraceStateChanged:
 		c.stateChanged(r)
 		return c.level(r)
+	case model.TraceEndpointForgotten:
+		c.forgotten[r.Conversation] = r.At
+		return "", ""
 	case model.TraceScheduled:
 		if msg, rule := c.level(r); msg != "" {
 			return msg, rule
@@ -289,7 +314,10 @@ func (c *Checker) check(r model.TraceRecord) (string, string) {
 	if r.Sequence == model.Unsequenced {
 		return "", "" // broker-generated errors are not sequenced (PROTO-3)
 	}
-	f := c.flow(r.Conversation, r.FromInitiator)
+	f := c.checkedFlow(r.Conversation, r.FromInitiator)
+	if f == nil {
+		return "", ""
+	}
 	switch r.Kind {
 	case model.TraceMessageSent:
 		if r.Sequence != f.sent {
@@ -346,6 +374,11 @@ func ended(s model.EndpointState) bool {
 // remembers how far delivery had got.
 func (c *Checker) stateChanged(r model.TraceRecord) {
 	side := direction{r.Conversation, r.FromInitiator}
+	if r.From == 0 && !r.FromInitiator {
+		if at, ok := c.forgotten[r.Conversation]; ok {
+			c.reopen(r, at)
+		}
+	}
 	c.states[side] = r.To
 	if ended(r.To) {
 		if f := c.flow(r.Conversation, !r.FromInitiator); f.receiverEnded < 0 {
@@ -457,6 +490,9 @@ func (c *Checker) Finish(at time.Duration) *Violation {
 	})
 	for _, d := range dirs {
 		f := c.directions[d]
+		if f.reopened {
+			continue // a design finding reports it
+		}
 		// Messages may be missing only from the first documented discard on, or from where
 		// the receiving endpoint ended (INV-1).
 		limit := f.sent

@@ -209,8 +209,10 @@ func (c *Checker) rowTaken(t *transaction, r model.TraceRecord) (string, string)
 		return msg, rule
 	}
 	if r.Sequence != model.Unsequenced {
-		if msg, rule := c.flow(r.Conversation, r.FromInitiator).receivable(r); msg != "" {
-			return msg, rule
+		if f := c.checkedFlow(r.Conversation, r.FromInitiator); f != nil {
+			if msg, rule := f.receivable(r); msg != "" {
+				return msg, rule
+			}
 		}
 	}
 	g.pendingTx = r.Tx
@@ -272,7 +274,11 @@ func (c *Checker) transactionEnded(t *transaction, r model.TraceRecord) (string,
 		if p.Sequence == model.Unsequenced {
 			continue // broker-generated messages are not sequenced (PROTO-3)
 		}
-		if msg, rule := c.received(c.flow(p.Conversation, p.FromInitiator), *p); msg != "" {
+		f := c.checkedFlow(p.Conversation, p.FromInitiator)
+		if f == nil {
+			continue
+		}
+		if msg, rule := c.received(f, *p); msg != "" {
 			c.blame.row = p
 			return fmt.Sprintf("at the commit of transaction %d: %s", r.Tx, msg), rule
 		}

@@ -119,12 +119,22 @@ func (e Expectation) String() string {
 	return b.String()
 }
 
-// Check checks every expectation of the file against res, in order.
+// Check checks every expectation of the file against res, in order. A run with a design
+// finding (scenarios.MetricReopened) gets one more, failed, verdict unless an expectation
+// names that metric: the design failed, although the simulator held its invariants.
 func (f *Scenario) Check(res *scenarios.Result) []ExpectationVerdict {
-	out := make([]ExpectationVerdict, 0, len(f.Expectations))
+	out := make([]ExpectationVerdict, 0, len(f.Expectations)+1)
+	expectsFindings := false
 	for _, e := range f.Expectations {
 		ok, got := e.Check(res)
 		out = append(out, ExpectationVerdict{Expectation: e, OK: ok, Got: got})
+		expectsFindings = expectsFindings || e.Metric == scenarios.MetricReopened
+	}
+	if res.FindingCount > 0 && !expectsFindings {
+		// A design finding fails the run unless the scenario says it expects one.
+		e := Expectation{Metric: scenarios.MetricReopened, Comparator: Equals}
+		ok, got := e.Check(res)
+		out = append(out, ExpectationVerdict{Expectation: e, OK: ok, Got: got + ", a design finding (docs/dialog-protocol.md#design-findings)"})
 	}
 	return out
 }

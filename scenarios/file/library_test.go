@@ -66,6 +66,9 @@ func TestLibraryExpectationsFailWhenTheBehaviourChanges(t *testing.T) {
 		{"single-conversation-activation", [][2]string{{"max_queue_readers: 5", "max_queue_readers: 1"}}},
 		{"activation-burst", [][2]string{{"max_queue_readers: 4", "max_queue_readers: 2"}}},
 		{"external-activation", [][2]string{{"max_readers: 3", "max_readers: 4"}}},
+		// A full partition shorter than the retention of closed targets (G-16): nothing is
+		// forgotten, nothing delivered twice.
+		{"fire-and-forget-outage", [][2]string{{"{from: 5m, until: 40m}", "{from: 5m, until: 30m}"}}},
 	} {
 		t.Run(c.scenario, func(t *testing.T) {
 			data, err := LibraryText(c.scenario)

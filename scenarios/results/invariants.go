@@ -22,6 +22,20 @@ type Invariants struct {
 	Checked   bool          `json:"checked"`
 	Rules     []RuleVerdict `json:"rules"`
 	Violation *Violation    `json:"violation"`
+	// FindingCount counts the design findings (invariant.Finding), Findings holds the
+	// first of them: what Service Broker itself would do wrong with the design.
+	FindingCount int       `json:"finding_count"`
+	Findings     []Finding `json:"findings"`
+}
+
+// Finding is one design finding, as summary.json writes it.
+type Finding struct {
+	ID             string  `json:"id"`
+	TimeS          float64 `json:"time_s"`
+	Conversation   string  `json:"conversation"`
+	ForgottenAtS   float64 `json:"forgotten_at_s"`
+	InitiatorState string  `json:"initiator_state"`
+	Message        string  `json:"message"`
 }
 
 // RuleVerdict is one rule's verdict: "ok" (it held for as long as the run went on),
@@ -54,7 +68,7 @@ type Violation struct {
 func invariants(res *scenarios.Result) Invariants {
 	v := res.Violation
 	rules := invariant.Rules()
-	inv := Invariants{Checked: true, Rules: make([]RuleVerdict, 0, len(rules)+1)}
+	inv := Invariants{Checked: true, Rules: make([]RuleVerdict, 0, len(rules)+1), Findings: []Finding{}}
 	known := false
 	for _, r := range rules {
 		row := RuleVerdict{Rule: r.ID, Description: r.Description, Verdict: VerdictOK}
@@ -74,13 +88,18 @@ func invariants(res *scenarios.Result) Invariants {
 	if v != nil {
 		inv.Violation = violation(v)
 	}
+	inv.FindingCount = res.FindingCount
+	for _, f := range res.Findings {
+		inv.Findings = append(inv.Findings, Finding{ID: f.ID, TimeS: seconds(f.At), Conversation: f.Conversation.String(),
+			ForgottenAtS: seconds(f.ForgottenAt), InitiatorState: f.InitiatorState.String(), Message: f.Message})
+	}
 	return inv
 }
 
 // uncheckedInvariants returns the verdicts of a run that did not check its invariants.
 func uncheckedInvariants() Invariants {
 	rules := invariant.Rules()
-	inv := Invariants{Rules: make([]RuleVerdict, 0, len(rules))}
+	inv := Invariants{Rules: make([]RuleVerdict, 0, len(rules)), Findings: []Finding{}}
 	for _, r := range rules {
 		inv.Rules = append(inv.Rules, RuleVerdict{Rule: r.ID, Description: r.Description, Verdict: VerdictUnchecked,
 			Detail: "the run did not check invariants"})

@@ -47,6 +47,7 @@ func WriteReport(w io.Writer, r Run) bool {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "engine: %v at virtual time %v after %d events\n", res.StopReason, res.EndTime, res.Events)
 	ok := writeInvariants(w, res, r.Replay)
+	writeFindings(w, res, r.Expectations)
 	return writeExpectations(w, r.Expectations) && ok
 }
 
@@ -246,6 +247,32 @@ func writeInvariants(w io.Writer, res *scenarios.Result, replay string) bool {
 	}
 	fmt.Fprintln(w, "verdict: ok, every invariant held")
 	return true
+}
+
+// writeFindings writes the design findings of the checkers, if any: what Service Broker
+// itself would do wrong with the design. Whether they fail the run is the expectations'
+// business (file.Scenario.Check).
+func writeFindings(w io.Writer, res *scenarios.Result, vs []Verdict) {
+	if res.FindingCount == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "design findings: %d dialogs re-created after their closed target was forgotten: Service Broker delivers them again "+
+		"(%s, docs/dialog-protocol.md#design-findings)\n", res.FindingCount, invariant.FindingReopened)
+	for i, f := range res.Findings {
+		if i == 3 {
+			fmt.Fprintf(w, "  ... and %d more (summary.json lists the first %d)\n", res.FindingCount-i, len(res.Findings))
+			break
+		}
+		fmt.Fprintf(w, "  %v\n", &f)
+	}
+	for _, v := range vs {
+		if strings.HasPrefix(v.Name, scenarios.MetricReopened+" ") && v.OK {
+			fmt.Fprintln(w, "verdict: the design fails as the scenario expects (see its expectations)")
+			return
+		}
+	}
+	fmt.Fprintln(w, "verdict: FAILED, by the design: Service Broker itself would deliver these dialogs twice")
 }
 
 // writeExpectations writes each expectation's verdict and reports whether all held.

@@ -121,6 +121,7 @@ var kindFields = [...]field{
 	model.TraceNotificationSent:    monitorFields,
 	model.TraceNotificationDropped: fConversation | fMessageType,
 	model.TraceActivationAltered:   fQueue | fMaxReaders | fRunning | fCause,
+	model.TraceEndpointForgotten:   fConversation,
 }
 
 // fieldsOf returns the fields of r's kind, or, for a kind not in kindFields, those that are
