@@ -275,3 +275,34 @@ func TestASecondRunIntoTheSameOutLeavesNothingOfTheFirst(t *testing.T) {
 	assert.Contains(t, names, "poison-message.yaml")
 	assert.Contains(t, out, "wrote "+strconv.Itoa(len(names)-1)+" files to "+dir, "every file but the manifest is named")
 }
+
+// A single run stopped by SIGINT before it ended writes nothing, says so and exits
+// ExitInterrupted.
+func TestARunStoppedBeforeItEndedWritesNothing(t *testing.T) {
+	bin, err := simulateBinary()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "run", "lossy-wan", "-seed", "1", "-set", "workloads.audit.dialogs=100000", "-out", dir)
+	stdout, err := os.Create(filepath.Join(t.TempDir(), "stdout")) // a file: read while the command writes it
+	require.NoError(t, err)
+	defer stdout.Close()
+	var stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
+	require.NoError(t, cmd.Start())
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if out, _ := os.ReadFile(stdout.Name()); strings.Contains(string(out), "replay: ") {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err = cmd.Wait()
+
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, "stderr: %s", stderr.String())
+	assert.Equal(t, results.ExitInterrupted, exit.ExitCode())
+	assert.Contains(t, stderr.String(), "interrupted before the run ended: nothing written")
+	assert.Equal(t, []string{results.ManifestFile}, namesIn(t, dir))
+}
