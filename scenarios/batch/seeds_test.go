@@ -35,6 +35,7 @@ func TestCheckSeedsYieldsEachSeedThenTheVerdict(t *testing.T) {
 // Until returns as soon as its context is done, without waiting for the pair under way.
 func TestUntilStopsAtOnceWhenItsContextIsDone(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	release := make(chan struct{})
 	defer close(release)
 	slow := func(yield func(int, error) bool) {
