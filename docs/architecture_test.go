@@ -25,8 +25,8 @@ var allowed = map[string][]string{
 	"plots":             {},
 	"scenarios":         {"sim", "net/faulty", "model", "model/invariant"},
 	"scenarios/file":    {"sim", "net/faulty", "model", "scenarios"},
-	"scenarios/batch":   {"model/invariant", "scenarios", "scenarios/file"},
-	"scenarios/results": {"sim", "model", "model/invariant", "plots", "scenarios", "scenarios/batch"},
+	"scenarios/batch":   {"sim", "model/invariant", "scenarios", "scenarios/file"},
+	"scenarios/results": {"sim", "model", "model/invariant", "plots", "scenarios", "scenarios/file", "scenarios/batch"},
 	"cmd/simulate":      {"scenarios", "scenarios/file", "scenarios/batch", "scenarios/results"},
 	"docs":              {},
 }

@@ -1,21 +1,27 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/sbsim/sbsim/scenarios/batch"
 	"github.com/sbsim/sbsim/scenarios/file"
+	"github.com/sbsim/sbsim/scenarios/results"
 )
 
 // cmdCheck is `simulate check`: every named scenario (or the whole library with `all`) on
 // seeds 1 to N; a scenario passes when the invariants and every expectation hold on every
-// seed.
-func cmdCheck(args []string, stdout, stderr io.Writer) int {
+// seed. Each seed is reported as it finishes, to the console when it fails and to
+// seeds.jsonl, so that an interrupt keeps what was done.
+func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newSubFlags("check", stderr)
 	seeds := fs.Int("seeds", 0, "run seeds 1 to `N`; 0 takes each file's own seeds (10 when it says none)")
 	nworkers := fs.Int("workers", workers(), "parallel runs, `N`; the output does not depend on it")
+	out := fs.String("out", "", "`DIR` for seeds.jsonl, one line per seed as it finishes (default sbsim-results/check-NAME)")
+	verbose := fs.Bool("v", false, "print every seed as it finishes, not only those that fail")
 	sets := overridesFlag(fs)
 	pos, code, done := parseInterleaved(fs, args, stdout)
 	if done {
@@ -24,56 +30,39 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(pos) == 0:
 		fmt.Fprintln(stderr, "simulate check: want scenario files or library names, or all")
-		return 2
+		return results.ExitUsage
 	case *seeds < 0 || *nworkers < 1:
 		fmt.Fprintln(stderr, "simulate check: -seeds must be 0 or more and -workers 1 or more")
-		return 2
+		return results.ExitUsage
 	}
-	var targets []batch.Target
-	for _, p := range pos {
-		names := []string{p}
-		if p == "all" {
-			names = file.LibraryNames()
-		}
-		for _, name := range names {
-			s, err := open(name, *sets)
-			if err != nil {
-				fmt.Fprintf(stderr, "simulate: %v\n", err)
-				return 2
-			}
-			n := *seeds
-			if n == 0 {
-				n = batch.Seeds(s)
-			}
-			targets = append(targets, batch.Target{Name: name, Scenario: s, Seeds: n})
-		}
+	targets, total, err := batch.Targets(pos, *sets, *seeds)
+	if err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return results.ExitUsage
 	}
-	total := 0
+	hashes := map[string]string{}
 	for _, t := range targets {
-		total += t.Seeds
+		hashes[t.Name] = t.Scenario.Hash
+	}
+	if *out == "" {
+		*out = filepath.Join("sbsim-results", "check-"+strings.TrimSuffix(filepath.Base(pos[0]), ".yaml"))
+	}
+	report, err := results.NewBatchReport(stdout, *out, *verbose)
+	if err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return results.ExitNotWritten
 	}
 	tick, finish := progress(stderr, total, "checking")
-	failed := 0
-	for v := range batch.Check(targets, *nworkers, tick) {
-		if v.Err != nil { // a run that could not start, or panicked: a bug, with its replay line
-			failed++
-			fmt.Fprintf(stdout, "FAIL  %s: %v\n      replay: %s\n", v.Name, v.Err, file.Replay(v.Name, *sets, v.ErrSeed))
+	for r, v := range batch.Until(ctx, batch.CheckSeeds(targets, *nworkers, tick)) {
+		replay := func(seed uint64) string {
+			return results.PinnedReplay(file.Replay(r.Name, *sets, seed), hashes[r.Name])
+		}
+		if v == nil {
+			report.Seed(r, replay(r.Seed))
 			continue
 		}
-		if v.OK() {
-			fmt.Fprintf(stdout, "PASS  %s (%d seeds)\n%s", v.Name, v.Seeds, v.OverSeedsText())
-			continue
-		}
-		failed++
-		fmt.Fprintf(stdout, "FAIL  %s (%d of %d seeds)\n%s", v.Name, len(v.Failures), v.Seeds, v.OverSeedsText())
-		for _, f := range v.Failures {
-			fmt.Fprintf(stdout, "      seed %d: %s\n", f.Seed, strings.Join(f.Reasons, "; "))
-		}
-		fmt.Fprintf(stdout, "      replay one: %s\n", file.Replay(v.Name, *sets, v.ReplaySeed()))
+		report.Verdict(*v, replay)
 	}
 	finish()
-	if failed > 0 {
-		return 1
-	}
-	return 0
+	return report.Close(total, ctx.Err() != nil, stderr)
 }

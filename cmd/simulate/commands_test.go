@@ -24,10 +24,11 @@ func TestListShowsEveryLibraryScenarioWithItsQuestion(t *testing.T) {
 func TestValidateReportsLineAndColumnAndExits2(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("name: x\ninstances:\n  - name: A\n    databases: [{name: d, queues: [{name: q, bogus: 1}]}]\n"), 0o644))
-	code, out, _ := runCommand("validate", bad)
+	code, out, errOut := runCommand("validate", bad)
 	assert.Equal(t, 2, code)
-	assert.Contains(t, out, "bad.yaml:4:")
-	assert.Contains(t, out, `unknown key "bogus"`)
+	assert.Empty(t, out, "diagnostics go to stderr")
+	assert.Contains(t, errOut, "bad.yaml:4:")
+	assert.Contains(t, errOut, `unknown key "bogus"`)
 }
 
 func TestRunWritesTheSameFilesForTheSameSeed(t *testing.T) {
@@ -87,7 +88,7 @@ func TestCheckFailsAnExpectationOverTheSeeds(t *testing.T) {
 
 	assert.Equal(t, 1, code, out)
 	assert.Contains(t, out, "FAIL  "+path+" (0 of 20 seeds)\n      ok: latency.p99 below 15s in at least 90% of seeds (got ")
-	m := regexp.MustCompile(`\n      FAILED: latency.p99 below 10s in at least 95% of seeds \(got \d+ of 20 seeds .*first miss: seed (\d+) .*\n      replay one: go run ./cmd/simulate run \S+ -seed (\d+)\n$`).FindStringSubmatch(out)
+	m := regexp.MustCompile(`\n      FAILED: latency.p99 below 10s in at least 95% of seeds \(got \d+ of 20 seeds .*first miss: seed (\d+) .*\n      replay one: go run ./cmd/simulate run \S+ -seed (\d+)  # code `).FindStringSubmatch(out)
 	require.Len(t, m, 3, out)
 	assert.Equal(t, m[1], m[2], "the replay line replays the first seed that missed")
 }

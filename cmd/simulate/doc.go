@@ -15,6 +15,6 @@
 //	go run ./cmd/simulate sweep NAME -set key=v1,v2 -seeds 10
 //	go run ./cmd/simulate -h                   # every subcommand; simulate SUBCOMMAND -h for its flags
 //
-// The wall clock is read only to choose a seed when -seed is absent. The exit status is 0
-// when every invariant and expectation holds, 1 when one fails and 2 on bad input.
+// The wall clock is read only to choose a seed when -seed is absent. Exit codes (results.Exit*,
+// docs/outputs.md#exit-codes): 0 all held, 1 failed, 2 bad input, 3 not written, 4 limit, 130 interrupt.
 package main

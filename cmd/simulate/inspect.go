@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +11,7 @@ import (
 )
 
 // cmdList is `simulate list`.
-func cmdList(args []string, stdout, stderr io.Writer) int {
+func cmdList(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newSubFlags("list", stderr)
 	if _, code, done := parseInterleaved(fs, args, stdout); done {
 		return code
@@ -27,7 +28,7 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 }
 
 // cmdValidate is `simulate validate`.
-func cmdValidate(args []string, stdout, stderr io.Writer) int {
+func cmdValidate(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newSubFlags("validate", stderr)
 	pos, code, done := parseInterleaved(fs, args, stdout)
 	if done {
@@ -35,18 +36,18 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(pos) == 0 {
 		fmt.Fprintln(stderr, "simulate validate: want one or more scenario files")
-		return 2
+		return results.ExitUsage
 	}
 	code = 0
 	for _, p := range pos {
 		if _, err := file.Open(p); err != nil {
 			var errs file.Errors
 			if errors.As(err, &errs) {
-				fmt.Fprintf(stdout, "%v\n", err) // the report: file:line:column of every error
+				fmt.Fprintf(stderr, "%v\n", err) // the diagnostics: file:line:column of every error
 			} else {
-				fmt.Fprintf(stdout, "%s: %v\n", p, err) // the file could not be read
+				fmt.Fprintf(stderr, "%s: %v\n", p, err) // the file could not be read
 			}
-			code = 2
+			code = results.ExitUsage
 			continue
 		}
 		fmt.Fprintf(stdout, "%s: ok\n", p)
@@ -55,7 +56,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 }
 
 // cmdPlot is `simulate plot`.
-func cmdPlot(args []string, stdout, stderr io.Writer) int {
+func cmdPlot(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newSubFlags("plot", stderr)
 	pos, code, done := parseInterleaved(fs, args, stdout)
 	if done {
@@ -63,12 +64,12 @@ func cmdPlot(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(pos) != 1 {
 		fmt.Fprintln(stderr, "simulate plot: want the directory a run wrote (simulate run ... -out DIR)")
-		return 2
+		return results.ExitUsage
 	}
 	files, err := results.Replot(pos[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
-		return 2 // a directory that holds no results is bad input
+		return results.ExitUsage // a directory that holds no results is bad input
 	}
 	for _, f := range files {
 		fmt.Fprintln(stdout, f)

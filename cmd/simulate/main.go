@@ -1,20 +1,24 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/sbsim/sbsim/scenarios/file"
+	"github.com/sbsim/sbsim/scenarios/results"
 )
 
 // usageText is the help that -h prints.
 const usageText = `Usage: go run ./cmd/simulate [SUBCOMMAND] [arguments]
 
-sbsim simulates SQL Server Service Broker designs, deterministically: the same scenario
-and seed print and write the same bytes on any machine. A scenario is a YAML file, or a
-name from the library of design-validation scenarios (simulate list).
+sbsim simulates SQL Server Service Broker designs, deterministically: the same code,
+scenario and seed print and write the same bytes on any machine (PNGs: on one platform).
+A scenario is a YAML file, or a name from the library of scenarios (simulate list).
 
 With no argument, simulate runs the showcase scenario "lossy-wan" on a new seed, writes its
 results (summary.json, series.csv, plots) to a folder under sbsim-results/ that it names,
@@ -32,45 +36,49 @@ const examplesText = `Examples:
   go run ./cmd/simulate sweep activation-burst -set procedures.0.top=1,5,10 -seeds 10
 
 Every run prints its seed first and the command that replays it second. Exit status: 0
-when every invariant and expectation holds, 1 when one fails, 2 on bad input.
+when every invariant and expectation holds, 1 when one fails, 2 on bad input, 3 when the
+results could not be written, 4 when a run stopped at a resource limit, 130 when
+interrupted (docs/outputs.md#exit-codes).
 `
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-// run is the command: it returns the exit code.
+// run is the command: it returns the exit code. SIGINT and SIGTERM stop it cleanly.
 func run(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	switch {
 	case len(args) == 0:
-		return showcase(stdout, stderr)
+		return showcase(ctx, stdout, stderr)
 	case args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help":
 		printUsage(stdout)
 		return 0
 	case strings.HasPrefix(args[0], "-"):
-		return cmdRun(append([]string{file.Showcase}, args...), stdout, stderr)
+		return cmdRun(ctx, append([]string{file.Showcase}, args...), stdout, stderr)
 	}
 	for _, c := range subcommands() {
 		if args[0] == c.name {
-			return c.run(args[1:], stdout, stderr)
+			return c.run(ctx, args[1:], stdout, stderr)
 		}
 	}
 	fmt.Fprintf(stderr, "simulate: unknown subcommand %q\n\n", args[0])
 	printUsage(stderr)
-	return 2
+	return results.ExitUsage
 }
 
 // subcommand is one of simulate's subcommands.
 type subcommand struct {
 	name, args, what, examples string
-	run                        func(args []string, stdout, stderr io.Writer) int
+	run                        func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
 func subcommands() []subcommand {
 	return []subcommand{
-		{"run", "FILE|NAME [-seed N] [-set key=value ...] [-out DIR] [-trace]", "run a scenario once, print its report, and write its results",
+		{"run", "FILE|NAME [-seed N] [-set key=value ...] [-out DIR] [-trace] [-q|-v]", "run a scenario once, print its report, and write its results",
 			"  simulate run lossy-wan -seed 7\n  simulate run my-design.yaml -out results/ -trace\n  simulate run lossy-wan -set broker.retry_interval_min=1s\n", cmdRun},
-		{"check", "FILE...|all [-seeds N] [-set key=value ...] [-workers N]", "run scenarios over many seeds and report their invariants and expectations",
+		{"check", "FILE...|all [-seeds N] [-set key=value ...] [-out DIR] [-workers N] [-v]", "run scenarios over many seeds and report their invariants and expectations",
 			"  simulate check all -seeds 5\n  simulate check my-design.yaml -seeds 100\n", cmdCheck},
-		{"sweep", "FILE|NAME -set key=v1,v2,... [-set ...] [-seeds N] [-out DIR] [-workers N]",
+		{"sweep", "FILE|NAME -set key=v1,v2,... [-set ...] [-seeds N] [-out DIR] [-workers N] [-v]",
 			"run a grid of one or two parameters over many seeds", "  simulate sweep activation-burst -set procedures.0.top=1,2,5,10 -seeds 10\n", cmdSweep},
 		{"list", "", "list the library's scenarios and the question each answers", "  simulate list\n", cmdList},
 		{"validate", "FILE...", "check scenario files and report every error with its line and column",

@@ -64,13 +64,16 @@ func TestEveryRunPrintsItsSeedThenTheCommandThatReplaysIt(t *testing.T) {
 			require.Equal(t, 0, code, "args %q: %s", tc.args, errOut)
 			lines := strings.SplitN(out, "\n", 3)
 			require.Len(t, lines, 3, "args %q printed too little", tc.args)
+			// The replay line ends with a comment that pins it to the code and the scenario.
+			command, pin, _ := strings.Cut(lines[1], "  # ")
+			assert.Regexp(t, `^code devel, scenario [0-9a-f]{16}$`, pin, "args %q", tc.args)
 			if tc.wantFirst == "" {
 				assert.Regexp(t, `^seed: \d+$`, lines[0], "args %q", tc.args)
-				assert.Regexp(t, `^replay: go run \./cmd/simulate run single-conversation-activation -seed \d+$`, lines[1], "args %q", tc.args)
+				assert.Regexp(t, `^replay: go run \./cmd/simulate run single-conversation-activation -seed \d+$`, command, "args %q", tc.args)
 				return
 			}
 			assert.Equal(t, tc.wantFirst, lines[0], "args %q", tc.args)
-			assert.Equal(t, tc.wantPlay, lines[1], "args %q", tc.args)
+			assert.Equal(t, tc.wantPlay, command, "args %q", tc.args)
 		})
 	}
 }
@@ -78,7 +81,7 @@ func TestEveryRunPrintsItsSeedThenTheCommandThatReplaysIt(t *testing.T) {
 func TestReplayLineRepeatsTheRunByteForByte(t *testing.T) {
 	for _, args := range [][]string{{"-seed", "11"}, {"run", "poison-message"}, {"run", "lossy-wan", "-set", "broker.retry_interval_min=1s"}} {
 		_, first, _ := runCommand(args...)
-		replay := strings.SplitN(first, "\n", 3)[1]
+		replay, _, _ := strings.Cut(strings.SplitN(first, "\n", 3)[1], "  # ")
 		replayArgs := strings.Fields(strings.TrimPrefix(replay, "replay: go run ./cmd/simulate"))
 
 		code, second, _ := runCommand(replayArgs...)
@@ -157,7 +160,7 @@ func TestNoArgumentWritesTheShowcaseAndSaysWhatToOpen(t *testing.T) {
 	code, out, errOut := runCommand()
 
 	require.Equal(t, 0, code, "stderr: %s", errOut)
-	assert.Regexp(t, `replay: go run \./cmd/simulate run lossy-wan -seed \d+ -out sbsim-results/lossy-wan-seed-\d+\n`, out)
+	assert.Regexp(t, `replay: go run \./cmd/simulate run lossy-wan -seed \d+ -out sbsim-results/lossy-wan-seed-\d+  # code devel, scenario [0-9a-f]+\n`, out)
 	assert.Contains(t, out, "open sbsim-results/lossy-wan-seed-")
 	assert.Contains(t, out, "summary.json")
 }

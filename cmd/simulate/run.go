@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -9,16 +10,26 @@ import (
 	"time"
 
 	"github.com/sbsim/sbsim/scenarios"
+	"github.com/sbsim/sbsim/scenarios/batch"
 	"github.com/sbsim/sbsim/scenarios/file"
 	"github.com/sbsim/sbsim/scenarios/results"
 )
 
+// runOptions are the flags of simulate run besides the scenario, its overrides and seed.
+type runOptions struct {
+	out                   string
+	trace, quiet, verbose bool
+}
+
 // cmdRun is `simulate run`.
-func cmdRun(args []string, stdout, stderr io.Writer) int {
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newSubFlags("run", stderr)
 	seed := fs.Uint64("seed", 0, "seed `N` of every random stream; without it, one is picked from the wall clock and printed")
-	out := fs.String("out", "", "`DIR` to write summary.json, series.csv, latency_cdf.csv, the plots (and trace.jsonl) into")
-	trace := fs.Bool("trace", false, "also write every trace record, as trace.jsonl (with -out)")
+	var o runOptions
+	fs.StringVar(&o.out, "out", "", "`DIR` to write summary.json, series.csv, latency_cdf.csv, the plots, the scenario and replay.sh into")
+	fs.BoolVar(&o.trace, "trace", false, "also write every trace record, as trace.jsonl (with -out)")
+	fs.BoolVar(&o.quiet, "q", false, "print only the replay line and the verdict")
+	fs.BoolVar(&o.verbose, "v", false, "list every row of the long tables (conversations, queues over time)")
 	sets := overridesFlag(fs)
 	pos, code, done := parseInterleaved(fs, args, stdout)
 	if done {
@@ -29,99 +40,94 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simulate run: want one scenario, a file or a library name (simulate list), got %d: %s\n"+
 			"(flags alone run %s: to run another, simulate run NAME -seed N)\n", len(pos), strings.Join(pos, " "), file.Showcase)
 		fs.Usage()
-		return 2
-	case *trace && *out == "":
+		return results.ExitUsage
+	case o.trace && o.out == "":
 		fmt.Fprintln(stderr, "simulate run: -trace writes trace.jsonl into the -out directory: give -out too")
-		return 2
+		return results.ExitUsage
 	}
 	seedSet := false
 	fs.Visit(func(f *flag.Flag) { seedSet = seedSet || f.Name == "seed" })
 	if !seedSet {
 		*seed = uint64(time.Now().UnixNano()) // printed first, so the run can be replayed
 	}
-	return runScenario(pos[0], *sets, *seed, *out, *trace, stdout, stderr)
+	return runScenario(ctx, pos[0], *sets, *seed, o, stdout, stderr)
 }
 
 // showcase is what `simulate` with no argument does: run the showcase scenario on a new
 // seed, write everything to a folder it names, and say what to open.
-func showcase(stdout, stderr io.Writer) int {
+func showcase(ctx context.Context, stdout, stderr io.Writer) int {
 	seed := uint64(time.Now().UnixNano())
 	dir := filepath.Join("sbsim-results", fmt.Sprintf("%s-seed-%d", file.Showcase, seed))
-	return runScenario(file.Showcase, nil, seed, dir, false, stdout, stderr)
+	return runScenario(ctx, file.Showcase, nil, seed, runOptions{out: dir}, stdout, stderr)
 }
 
 // runScenario runs one scenario once, prints its report and, with out, writes its results.
-func runScenario(arg string, sets []file.Override, seed uint64, out string, trace bool, stdout, stderr io.Writer) int {
+func runScenario(ctx context.Context, arg string, sets []file.Override, seed uint64, o runOptions, stdout, stderr io.Writer) int {
 	var extra []string
-	if out != "" {
-		extra = append(extra, "-out", out)
-	}
-	if trace {
+	if o.trace {
 		extra = append(extra, "-trace")
 	}
 	s, err := open(arg, sets)
 	if err != nil {
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
-		return 2
+		return results.ExitUsage
 	}
-	replayLine := file.Replay(arg, sets, seed, extra...)
-	fmt.Fprintf(stdout, "seed: %d\nreplay: %s\n", seed, replayLine)
-	cfg := s.Config
-	if out != "" {
-		cfg.Trace = true // the conversations table and trace.jsonl come from the trace
-	}
-	res, err := scenarios.Run(cfg, seed)
-	if err != nil {
-		fmt.Fprintf(stderr, "simulate: %v\n", err)
-		return 2
-	}
-	verdicts := expectationVerdicts(s, res)
-	ok := results.WriteReport(stdout, results.Run{Name: s.Config.Name, Question: s.Question, Description: s.Description,
-		Result: res, Expectations: verdicts, Replay: replayLine})
-	if out != "" && !writeResults(out, s, res, verdicts, trace, stdout, stderr) {
-		return 1
-	}
-	if !ok {
-		fmt.Fprintf(stdout, "\nreplay: %s\n", replayLine)
-		return 1
-	}
-	return 0
-}
-
-// expectationVerdicts checks the scenario's expectations on res.
-func expectationVerdicts(s *file.Scenario, res *scenarios.Result) []results.Verdict {
-	var out []results.Verdict
-	for _, v := range s.Check(res) {
-		out = append(out, results.Verdict{Name: v.Expectation.String(), OK: v.OK, Detail: v.Got})
-	}
-	return out
-}
-
-// writeResults writes the run's files to out and says what it wrote and what to open.
-func writeResults(out string, s *file.Scenario, res *scenarios.Result, vs []results.Verdict, trace bool, stdout, stderr io.Writer) bool {
-	sum := results.NewSummary(res, s.Config.Name, s.Hash, vs)
-	if !s.Config.CheckInvariants {
-		sum = sum.WithoutInvariantChecks()
-	}
-	records := res.Trace
-	if !trace {
-		records = nil
-	}
-	files, err := results.WriteAll(out, res, sum, records)
-	if err != nil {
-		fmt.Fprintf(stderr, "simulate: %v\n", err)
-		return false
-	}
-	fmt.Fprintf(stdout, "\nwrote %d files to %s:\n", len(files), out)
-	first := "no plot: nothing was received"
-	for _, p := range files {
-		fmt.Fprintf(stdout, "  %s\n", p)
-		if strings.HasSuffix(p, ".png") && strings.HasPrefix(first, "no plot") {
-			first = p + " first"
+	var folder *results.Folder
+	if o.out != "" {
+		if folder, err = results.OpenFolder(o.out); err != nil { // before the run, not after
+			fmt.Fprintf(stderr, "simulate: %v\n", err)
+			return results.ExitNotWritten
 		}
 	}
-	fmt.Fprintf(stdout, "\nopen %s for the figures, and the plots beside it (%s);\n"+
-		"simulate list shows the other scenarios, simulate -h every command.\n",
-		filepath.Join(out, results.SummaryFile), first)
-	return true
+	replayLine := results.PinnedReplay(file.Replay(arg, sets, seed, append(outFlag(o.out), extra...)...), s.Hash)
+	if !o.quiet {
+		fmt.Fprintf(stdout, "seed: %d\n", seed)
+	}
+	fmt.Fprintf(stdout, "replay: %s\n", replayLine)
+	cfg := s.Config
+	cfg.Trace = cfg.Trace || folder != nil // the conversations table and trace.jsonl come from the trace
+	res, err := batch.Call(ctx, func() (*scenarios.Result, error) { return scenarios.Run(cfg, seed) })
+	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintln(stderr, "simulate: interrupted before the run ended: nothing written")
+		return results.ExitInterrupted
+	case err != nil:
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return results.ExitUsage
+	}
+	r := results.Run{Name: s.Config.Name, Question: s.Question, Description: s.Description, Result: res,
+		Expectations: results.Verdicts(s, res), Replay: replayLine, Verbose: o.verbose}
+	var ok bool
+	if o.quiet {
+		ok = results.WriteVerdict(stdout, r)
+	} else {
+		ok = results.WriteReport(stdout, r)
+	}
+	if folder != nil {
+		files, err := results.WriteRunFolder(folder, results.RunOf{Arg: arg, Overrides: sets, Seed: seed, Trace: o.trace,
+			Scenario: s, Result: res}, r.Expectations)
+		if err != nil {
+			fmt.Fprintf(stderr, "simulate: %v\n", err)
+			return results.ExitNotWritten
+		}
+		if !o.quiet {
+			results.SayWritten(stdout, folder.Dir(), files)
+		}
+	}
+	code := results.RunExitCode(ok, res.StopReason)
+	switch {
+	case code == results.ExitFailed && !o.quiet:
+		fmt.Fprintf(stdout, "\nreplay: %s\n", replayLine)
+	case code == results.ExitLimit:
+		fmt.Fprintf(stderr, "simulate: the run stopped at a resource limit (%v) before its end: its results are partial\n", res.StopReason)
+	}
+	return code
+}
+
+// outFlag is -out DIR for a replay line, or nothing.
+func outFlag(out string) []string {
+	if out == "" {
+		return nil
+	}
+	return []string{"-out", out}
 }

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -14,8 +14,8 @@ import (
 
 // cmdSweep is `simulate sweep`: the scenario for every combination of one or two
 // parameters, each on seeds 1 to N, on every core; sweep.csv and plots with 95%
-// confidence bands across seeds.
-func cmdSweep(args []string, stdout, stderr io.Writer) int {
+// confidence bands across seeds, and seeds.jsonl, one line per run as it finishes.
+func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newSubFlags("sweep", stderr)
 	var params []batch.Param
 	fs.Func("set", "`key=v1,v2,...`: a parameter and its values, the key as -set of simulate run takes it,\n"+
@@ -26,8 +26,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 		return err
 	})
 	seeds := fs.Int("seeds", 5, "seeds 1 to `N` for every point")
-	out := fs.String("out", "", "`DIR` for sweep.csv and the plots (default sbsim-results/sweep-NAME)")
+	out := fs.String("out", "", "`DIR` for sweep.csv, seeds.jsonl and the plots (default sbsim-results/sweep-NAME)")
 	nworkers := fs.Int("workers", workers(), "parallel runs, `N`; the results do not depend on it")
+	verbose := fs.Bool("v", false, "print every run as it finishes, not only those that break an invariant")
 	pos, code, done := parseInterleaved(fs, args, stdout)
 	if done {
 		return code
@@ -35,73 +36,67 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(pos) != 1:
 		fmt.Fprintln(stderr, "simulate sweep: want one scenario, a file or a library name")
-		return 2
+		return results.ExitUsage
 	case len(params) == 0 || len(params) > 2:
 		fmt.Fprintln(stderr, "simulate sweep: want one or two -set key=v1,v2,...")
-		return 2
+		return results.ExitUsage
 	case *seeds < 1 || *nworkers < 1:
 		fmt.Fprintln(stderr, "simulate sweep: -seeds and -workers must be 1 or more")
-		return 2
+		return results.ExitUsage
 	}
 	s, err := file.Open(pos[0])
 	if err == nil {
 		var sw *batch.Sweep
 		if sw, err = batch.NewSweep(s, params, *seeds); err == nil {
-			return runSweep(pos[0], sw, *out, *nworkers, stdout, stderr)
+			return runSweep(ctx, pos[0], sw, *out, *nworkers, *verbose, stdout, stderr)
 		}
 	}
 	fmt.Fprintf(stderr, "simulate: %v\n", err)
-	return 2
+	return results.ExitUsage
 }
 
-// runSweep runs the sweep, reports the runs that broke an invariant with the command that
-// replays each, and writes sweep.csv and the plots.
-func runSweep(arg string, sw *batch.Sweep, out string, nworkers int, stdout, stderr io.Writer) int {
-	dir := out
-	if dir == "" {
-		dir = filepath.Join("sbsim-results", "sweep-"+strings.TrimSuffix(filepath.Base(arg), ".yaml"))
+// runSweep runs the sweep, reports each run as it finishes (with the command that replays
+// one that broke an invariant), and writes sweep.csv and the plots, also when interrupted.
+func runSweep(ctx context.Context, arg string, sw *batch.Sweep, out string, nworkers int, verbose bool, stdout, stderr io.Writer) int {
+	if out == "" {
+		out = filepath.Join("sbsim-results", "sweep-"+strings.TrimSuffix(filepath.Base(arg), ".yaml"))
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		fmt.Fprintf(stderr, "simulate: %v\n", err)
-		return 1
+	report, err := results.NewBatchReport(stdout, out, verbose)
+	var w *results.SweepWriter
+	if err == nil {
+		w, err = results.NewSweepWriter(report.Folder, sw)
 	}
-	w, err := results.NewSweepWriter(dir, sw)
 	if err != nil {
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
-		return 1
+		return results.ExitNotWritten
 	}
 	tick, finish := progress(stderr, len(sw.Points)*sw.Seeds, "sweeping")
-	violated := 0
-	for r, err := range sw.Run(nworkers, tick) {
-		if err == nil {
-			err = w.Add(r)
+	var bug error
+	for r, err := range batch.Until(ctx, sw.Run(nworkers, tick)) {
+		pt := sw.Points[r.Point]
+		replay := results.PinnedReplay(file.Replay(arg, sw.Overrides(pt), r.Seed), pt.Scenario.Hash)
+		if err != nil { // a run that could not start or panicked: a bug; the runs before it are kept
+			bug = fmt.Errorf("%w\nreplay: %s", err, replay)
+			break
 		}
-		if err != nil { // a run that could not start or panicked (a bug), or a file not written
-			finish()
-			fmt.Fprintf(stderr, "simulate: %v\nreplay: %s\n", err, file.Replay(arg, sw.Overrides(sw.Points[r.Point]), r.Seed))
-			return 1
-		}
+		w.Add(r)
+		report.SweepRun(arg, sw.Overrides(pt), r, replay)
 		fmt.Fprint(stdout, sw.PointFailures(r)) // a point whose expectations failed, after its last seed
-		if v := r.Violation; v != nil {
-			violated++
-			pt := sw.Points[r.Point]
-			fmt.Fprintf(stdout, "%s violated with %s, seed %d; replay it with:\n  %s\n", v.Rule, sw.Describe(pt), r.Seed,
-				file.Replay(arg, sw.Overrides(pt), r.Seed))
-		}
 	}
 	finish()
-	files, err := w.Close()
-	if err != nil {
-		fmt.Fprintf(stderr, "simulate: %v\n", err)
-		return 1
+	files, werr := w.Close()
+	if werr == nil {
+		results.SaySwept(stdout, sw, report.Runs, report.Failed, files)
 	}
-	fmt.Fprintf(stdout, "%d points x %d seeds = %d runs; wrote %s\n", len(sw.Points), sw.Seeds, len(sw.Points)*sw.Seeds, strings.Join(files, ", "))
-	if len(files) == 1 {
-		fmt.Fprintf(stdout, "no plots: the values of %s are not numbers or durations\n", sw.Params[0].Key)
+	code := report.Close(len(sw.Points)*sw.Seeds, ctx.Err() != nil, stderr)
+	for _, e := range []struct {
+		err  error
+		code int
+	}{{bug, results.ExitFailed}, {werr, results.ExitNotWritten}} {
+		if e.err != nil {
+			fmt.Fprintf(stderr, "simulate: %v\n", e.err)
+			code = results.Worst(code, e.code)
+		}
 	}
-	if violated > 0 {
-		fmt.Fprintf(stdout, "%d runs broke an invariant\n", violated)
-		return 1
-	}
-	return 0
+	return code
 }

@@ -70,6 +70,18 @@ func (v Verdict) OverSeedsText() string { return overSeedsText(v.OverSeeds) }
 // and a statistical expectation keeps a few numbers, whatever the number of seeds.
 func Check(targets []Target, workers int, progress func()) iter.Seq[Verdict] {
 	return func(yield func(Verdict) bool) {
+		for _, v := range CheckSeeds(targets, workers, progress) {
+			if v != nil && !yield(*v) {
+				return
+			}
+		}
+	}
+}
+
+// CheckSeeds is Check that also yields each seed's result as soon as it and the seeds
+// before it finished: the seeds of a target (with a nil verdict), then its verdict.
+func CheckSeeds(targets []Target, workers int, progress func()) iter.Seq2[SeedResult, *Verdict] {
+	return func(yield func(SeedResult, *Verdict) bool) {
 		var jobs []Job
 		var owner []*file.Scenario // the scenario of each job
 		for _, tg := range targets {
@@ -92,12 +104,15 @@ func Check(targets []Target, workers int, progress func()) iter.Seq[Verdict] {
 				case o.Err == nil && len(o.Kept.reasons) > 0:
 					v.Failures = append(v.Failures, SeedFailure{Seed: o.Seed, Reasons: o.Kept.reasons})
 				}
+				if !yield(newSeedResult(tg.Name, o), nil) {
+					return
+				}
 				over.add(o.Seed, o.Kept.samples)
 			}
 			if v.Err == nil {
 				v.OverSeeds = over.verdicts()
 			}
-			if !yield(v) {
+			if !yield(SeedResult{Name: tg.Name}, &v) {
 				return
 			}
 		}

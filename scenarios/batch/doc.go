@@ -10,6 +10,9 @@
 // (scenarios.Measures), never the results themselves. An expectation judged over the seeds
 // (file.OverSeeds) keeps a few numbers, counts and a running mean and variance, and is
 // judged once its seeds are in: over all of a check's, over each point's in a sweep.
+// CheckSeeds yields each seed of a check as soon as it and those before it finished, and
+// Until stops an iteration at once when its context is done (a SIGINT), so that a command
+// keeps and says what finished.
 //
 // Usage:
 //

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/file"
+	"github.com/sbsim/sbsim/sim"
 )
 
 // runJudgement is what one run gives its scenario's expectations, worked out on the worker
@@ -18,11 +19,12 @@ import (
 type runJudgement struct {
 	reasons []string
 	samples []file.Sample
+	stop    sim.StopReason // why the run stopped
 }
 
 // judgeRun judges res against s's per-seed expectations and samples its statistical ones.
 func judgeRun(s *file.Scenario, res *scenarios.Result) runJudgement {
-	var j runJudgement
+	j := runJudgement{stop: res.StopReason}
 	if v := res.Violation; v != nil {
 		j.reasons = append(j.reasons, v.Rule+" violated")
 	}

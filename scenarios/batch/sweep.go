@@ -10,6 +10,7 @@ import (
 	"github.com/sbsim/sbsim/model/invariant"
 	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/file"
+	"github.com/sbsim/sbsim/sim"
 )
 
 // Param is one parameter of a sweep: a key of the scenario (file.Override) and the values
@@ -120,6 +121,8 @@ type SweepRun struct {
 	Seed      uint64
 	Measures  []scenarios.Measure
 	Violation *invariant.Violation
+	// Stop is why the run stopped.
+	Stop sim.StopReason
 	// Reasons are why the run failed its scenario, as a check says it (SeedFailure).
 	Reasons []string
 	// Expectations, on the last seed of a point and only there, is the point's verdict on
@@ -177,7 +180,7 @@ func (s *Sweep) Run(workers int, progress func()) iter.Seq2[SweepRun, error] {
 		}
 		keep := func(i int, res *scenarios.Result) SweepRun {
 			j := judgeRun(s.Points[i/s.Seeds].Scenario, res)
-			return SweepRun{Measures: scenarios.Measures(res), Violation: res.Violation, Reasons: j.reasons, samples: j.samples}
+			return SweepRun{Measures: scenarios.Measures(res), Violation: res.Violation, Stop: res.StopReason, Reasons: j.reasons, samples: j.samples}
 		}
 		var point *PointVerdict
 		var over *overSeeds

@@ -3,15 +3,22 @@
 // invariant and expectation verdicts and the value of every metric of scenarios.Metrics),
 // series.csv (the figures sampled over time, in long form), latency_cdf.csv (the latency
 // distribution per priority level), trace.jsonl (the trace records, one JSON object a
-// line) and the plots, PNG and SVG, drawn by package plots; for a sweep, sweep.csv and its
-// plots (SweepWriter). docs/outputs.md is the reference of every file, field and column.
+// line) and the plots, PNG and SVG, drawn by package plots, with the scenario's copy and
+// replay.sh (WriteRunFolder); for a sweep, sweep.csv and its plots (SweepWriter); for a
+// check or a sweep, seeds.jsonl, a line per run as it finishes (BatchReport). Every file
+// goes into a Folder: written under a temporary name and renamed into place once whole,
+// and listed in the folder's manifest.txt, so that the folder holds one run only. The exit
+// codes of the command are here too (ExitOK ..., RunExitCode, StoppedAtLimit).
+// docs/outputs.md is the reference of every file, field and column.
 // The list of invariants the report and summary.json give a verdict for is
 // invariant.Rules.
 //
 // It converts a *scenarios.Result, which is plain data, into those files, and runs no
-// simulation. Every writer is a pure function of its input: the same Result, scenario
-// name, hash and verdicts give the same bytes, run after run, on any machine. Slices and
-// structs fix the order of everything written; no map is iterated into the output.
+// simulation. Every writer is a pure function of its input and of the code (CodeVersion):
+// the same Result, scenario name, hash and verdicts give the same bytes, run after run, on
+// any machine, but for a few pixels of a PNG where the platform fuses multiply-add
+// (docs/outputs.md#conventions). Slices and structs fix the order of everything written;
+// no map is iterated into the output.
 //
 // Durations are written as seconds, a JSON or CSV number: in fields and columns whose name
 // ends in "_s" (end_time_s, p99_s, time_s), and in the value of a metric whose unit is

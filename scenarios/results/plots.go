@@ -3,7 +3,6 @@ package results
 import (
 	"cmp"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,12 +30,12 @@ const (
 // plots over time end shortly after the last change of any figure (activePeriod). It skips
 // a plot that has nothing to show, and returns the files it wrote, in that order.
 func WritePlots(dir string, res *scenarios.Result) ([]string, error) {
-	return writePlots(dir, cdfRows(res), seriesRows(res))
+	return writePlots(&Folder{dir: dir, unlisted: true}, cdfRows(res), seriesRows(res))
 }
 
 // writePlots draws the plots from the rows of latency_cdf.csv and series.csv, so that
 // WritePlots and Replot draw the same thing.
-func writePlots(dir string, cdf []CDFRow, rows []SeriesRow) ([]string, error) {
+func writePlots(f *Folder, cdf []CDFRow, rows []SeriesRow) ([]string, error) {
 	type named struct {
 		base string
 		draw func() (*plot.Plot, error)
@@ -68,10 +67,11 @@ func writePlots(dir string, cdf []CDFRow, rows []SeriesRow) ([]string, error) {
 		if err != nil {
 			return paths, fmt.Errorf("plot %s: %w", t.base, err)
 		}
-		if err := plots.SaveBoth(p, dir, t.base); err != nil {
+		saved, err := f.savePlot(p, t.base)
+		paths = append(paths, saved...)
+		if err != nil {
 			return paths, fmt.Errorf("plot %s: %w", t.base, err)
 		}
-		paths = append(paths, filepath.Join(dir, t.base+".png"), filepath.Join(dir, t.base+".svg"))
 	}
 	return paths, nil
 }

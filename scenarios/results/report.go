@@ -21,6 +21,9 @@ type Run struct {
 	Result                      *scenarios.Result
 	Expectations                []Verdict
 	Replay                      string
+	// Verbose lists every row of the long tables (conversations, a queue over time), which
+	// otherwise show their top rows and a count.
+	Verbose bool
 }
 
 // WriteReport writes the text report of a run: the scenario, the figures per link,
@@ -38,8 +41,8 @@ func WriteReport(w io.Writer, r Run) bool {
 	res := r.Result
 	writeLinks(w, res)
 	writeInstances(w, res)
-	writeConversations(w, res)
-	writeReaders(w, res)
+	writeConversations(w, res, r.Verbose)
+	writeReaders(w, res, r.Verbose)
 	writeFigures(w, res)
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "engine: %v at virtual time %v after %d events\n", res.StopReason, res.EndTime, res.Events)
@@ -83,19 +86,19 @@ func writeInstances(w io.Writer, res *scenarios.Result) {
 // longest latency; summary.json has them all.
 const conversationRows = 20
 
-func writeConversations(w io.Writer, res *scenarios.Result) {
+func writeConversations(w io.Writer, res *scenarios.Result, verbose bool) {
 	if len(res.Conversations) == 0 {
 		return
 	}
 	rows := res.Conversations
 	fmt.Fprintln(w)
-	if len(rows) > conversationRows {
+	if len(rows) > conversationRows && !verbose {
 		rows = slices.Clone(rows)
 		slices.SortStableFunc(rows, func(a, b scenarios.ConversationResult) int { return cmp.Compare(b.Latency.Max, a.Latency.Max) })
 		rows = rows[:conversationRows]
 		slices.SortFunc(rows, func(a, b scenarios.ConversationResult) int { return cmp.Compare(a.Conversation, b.Conversation) })
 		fmt.Fprintf(w, "conversations, the %d slowest of %d by their longest latency (summary.json has all; both directions;\n"+
-			"latency from SEND commit to ready at the target):\n", conversationRows, len(res.Conversations))
+			"latency from SEND commit to ready at the target; -v lists all):\n", conversationRows, len(res.Conversations))
 	} else {
 		fmt.Fprintln(w, "conversations (both directions; latency from SEND commit to ready at the target):")
 	}
@@ -111,7 +114,7 @@ func writeConversations(w io.Writer, res *scenarios.Result) {
 // writeReaders writes one row per reader program that ran a transaction, the queue
 // monitors, the readers over time of every queue that has a monitor, and the external
 // activators.
-func writeReaders(w io.Writer, res *scenarios.Result) {
+func writeReaders(w io.Writer, res *scenarios.Result, verbose bool) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "reader programs (configured, activated by a queue monitor, or started by an external activator):")
 	tw := newTable(w)
@@ -142,7 +145,7 @@ func writeReaders(w io.Writer, res *scenarios.Result) {
 	}
 	for _, q := range res.Queues {
 		if q.Monitor != nil {
-			writeQueueSeries(w, q)
+			writeQueueSeries(w, q, verbose)
 		}
 	}
 	for _, a := range res.Activators {
@@ -153,7 +156,7 @@ func writeReaders(w io.Writer, res *scenarios.Result) {
 
 // writeQueueSeries writes a queue's readers over time: the samples where the number of
 // activated tasks, readers or the monitor's state changed, at most seriesRows of them.
-func writeQueueSeries(w io.Writer, q scenarios.QueueResult) {
+func writeQueueSeries(w io.Writer, q scenarios.QueueResult, verbose bool) {
 	const seriesRows = 24
 	var rows []scenarios.QueueSample
 	for i, s := range q.Samples {
@@ -167,7 +170,7 @@ func writeQueueSeries(w io.Writer, q scenarios.QueueResult) {
 		}
 	}
 	skipped := 0
-	if len(rows) > seriesRows {
+	if len(rows) > seriesRows && !verbose {
 		skipped = len(rows) - seriesRows
 		rows = append(rows[:seriesRows/2], rows[len(rows)-seriesRows/2:]...)
 	}
@@ -177,7 +180,7 @@ func writeQueueSeries(w io.Writer, q scenarios.QueueResult) {
 	fmt.Fprintln(tw, "time\tready\tactivated\treaders\twaiting\tmonitor\t")
 	for i, s := range rows {
 		if skipped > 0 && i == seriesRows/2 {
-			fmt.Fprintf(tw, "(%d rows left out)\t\t\t\t\t\t\n", skipped)
+			fmt.Fprintf(tw, "(%d rows left out; -v lists all)\t\t\t\t\t\t\n", skipped)
 		}
 		fmt.Fprintf(tw, "%v\t%d\t%d\t%d\t%d\t%s\t\n", s.At, s.Ready, s.Activated, s.Readers, s.Waiting, s.State)
 	}
@@ -190,6 +193,27 @@ func ms(d time.Duration) string {
 		return "-"
 	}
 	return d.Round(100 * time.Microsecond).String()
+}
+
+// WriteVerdict writes the verdict of a run on one line, for simulate run -q: ok, or FAILED
+// and why (the invariant violated, each expectation that failed). It reports whether the
+// run passed, as WriteReport does.
+func WriteVerdict(w io.Writer, r Run) bool {
+	var why []string
+	if v := r.Result.Violation; v != nil {
+		why = append(why, fmt.Sprintf("%s violated at %v", v.Rule, v.At))
+	}
+	for _, e := range r.Expectations {
+		if !e.OK {
+			why = append(why, fmt.Sprintf("%s (got %s)", e.Name, e.Detail))
+		}
+	}
+	if len(why) > 0 {
+		fmt.Fprintf(w, "verdict: FAILED: %s\n", strings.Join(why, "; "))
+		return false
+	}
+	fmt.Fprintln(w, "verdict: ok")
+	return true
 }
 
 // writeInvariants writes the verdict of every rule of invariant.Rules, and the violation

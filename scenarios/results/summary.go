@@ -22,13 +22,19 @@ type Summary struct {
 	SchemaVersion int    `json:"schema_version"`
 	Scenario      string `json:"scenario"`
 	ScenarioHash  string `json:"scenario_hash"`
-	Seed          uint64 `json:"seed"`
+	// CodeVersion names the code that ran (CodeVersion): with the hash and the seed, what
+	// pins a replay.
+	CodeVersion string `json:"code_version"`
+	Seed        uint64 `json:"seed"`
 	// OK is true when no invariant was violated and every expectation held: the run's
 	// verdict, which the command's exit status follows.
-	OK         bool    `json:"ok"`
-	StopReason string  `json:"stop_reason"`
-	EndTimeS   float64 `json:"end_time_s"`
-	Events     uint64  `json:"events"`
+	OK         bool   `json:"ok"`
+	StopReason string `json:"stop_reason"`
+	// StoppedAtLimit is set when the run stopped at a resource limit (StoppedAtLimit) before
+	// its end: its figures are partial, and the command exits ExitLimit.
+	StoppedAtLimit bool    `json:"stopped_at_limit"`
+	EndTimeS       float64 `json:"end_time_s"`
+	Events         uint64  `json:"events"`
 	// Latency is from SEND commit to ready at the target, over every user message received
 	// in a committed transaction.
 	Latency             Latency `json:"latency"`
@@ -103,8 +109,9 @@ func NewSummary(res *scenarios.Result, name, hash string, verdicts []Verdict) Su
 		name = res.Name
 	}
 	s := Summary{
-		SchemaVersion: SchemaVersion, Scenario: name, ScenarioHash: hash, Seed: res.Seed,
-		StopReason: stopReason(res.StopReason), EndTimeS: seconds(res.EndTime), Events: res.Events,
+		SchemaVersion: SchemaVersion, Scenario: name, ScenarioHash: hash, CodeVersion: CodeVersion(), Seed: res.Seed,
+		StopReason: stopReason(res.StopReason), StoppedAtLimit: StoppedAtLimit(res.StopReason),
+		EndTimeS: seconds(res.EndTime), Events: res.Events,
 		Latency: latency(res.Latency), StatementErrors: res.StatementErrors, FirstStatementError: res.FirstStatementError,
 		Levels: levels(res.Levels), Queues: queues(res.Queues), Readers: readers(res.Readers),
 		Activators: activators(res.Activators), Links: links(res.Links), Instances: instances(res.Instances),

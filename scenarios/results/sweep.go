@@ -5,8 +5,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,24 +26,23 @@ const SweepFile = "sweep.csv"
 // the most readers per queue against it, with 95% confidence bands across seeds (one line
 // per value of the second parameter, when there is one).
 type SweepWriter struct {
-	dir  string
-	sw   *batch.Sweep
-	f    *os.File
-	out  *bufio.Writer
-	csv  *csv.Writer
-	path string
+	folder *Folder
+	sw     *batch.Sweep
+	f      *pendingFile
+	out    *bufio.Writer
+	csv    *csv.Writer
 	// series holds, by plotted metric, by line, by point, the values over seeds.
 	series []map[string][][]float64
 }
 
-// NewSweepWriter creates dir's sweep.csv and writes its header.
-func NewSweepWriter(dir string, sw *batch.Sweep) (*SweepWriter, error) {
-	path := filepath.Join(dir, SweepFile)
-	f, err := os.Create(path)
+// NewSweepWriter starts the folder's sweep.csv, under a temporary name until Close, and
+// writes its header.
+func NewSweepWriter(folder *Folder, sw *batch.Sweep) (*SweepWriter, error) {
+	f, err := folder.create(SweepFile)
 	if err != nil {
-		return nil, fmt.Errorf("write %s: %w", path, err)
+		return nil, err
 	}
-	w := &SweepWriter{dir: dir, sw: sw, f: f, out: bufio.NewWriterSize(f, 1<<16), path: path}
+	w := &SweepWriter{folder: folder, sw: sw, f: f, out: bufio.NewWriterSize(f, 1<<16)}
 	w.csv = csv.NewWriter(w.out)
 	var header []string
 	for _, p := range sw.Params {
@@ -58,8 +55,12 @@ func NewSweepWriter(dir string, sw *batch.Sweep) (*SweepWriter, error) {
 	return w, nil
 }
 
-// Add writes one run's rows and keeps its plotted values.
-func (w *SweepWriter) Add(r batch.SweepRun) error {
+// Add writes one run's rows and keeps its plotted values. A write that fails stops the
+// writing; Close returns its error.
+func (w *SweepWriter) Add(r batch.SweepRun) {
+	if w.csv.Error() != nil {
+		return
+	}
 	point := w.sw.Points[r.Point].Values
 	for _, m := range r.Measures {
 		v := measureValue(m)
@@ -80,26 +81,25 @@ func (w *SweepWriter) Add(r batch.SweepRun) error {
 			w.series[i][name][r.Point] = append(w.series[i][name][r.Point], v)
 		}
 	}
-	return w.csv.Error()
 }
 
-// Close finishes sweep.csv, draws the plots and returns the paths it wrote. A sweep.csv
-// that could not be written whole is removed.
+// Close finishes sweep.csv, renames it into place, draws the plots and returns the paths
+// it wrote. A sweep.csv that could not be written whole is removed. The folder stays open.
 func (w *SweepWriter) Close() ([]string, error) {
 	w.csv.Flush()
 	err := w.csv.Error()
 	if err == nil {
 		err = w.out.Flush()
 	}
-	if cerr := w.f.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
-		os.Remove(w.path)
-		return nil, fmt.Errorf("write %s: %w", w.path, err)
+		w.f.abort()
+		return nil, fmt.Errorf("write %s: %w", w.f.path, err)
+	}
+	if err := w.f.commit(w.folder, SweepFile); err != nil {
+		return nil, err
 	}
 	plotted, err := w.plots()
-	return append([]string{w.path}, plotted...), err
+	return append([]string{w.f.path}, plotted...), err
 }
 
 // measureValue is a measure in the unit the files write: seconds for a duration.
@@ -160,10 +160,11 @@ func (w *SweepWriter) plots() ([]string, error) {
 		if err != nil {
 			return files, err
 		}
-		if err := plots.SaveBoth(p, w.dir, m.file); err != nil {
+		saved, err := w.folder.savePlot(p, m.file)
+		files = append(files, saved...)
+		if err != nil {
 			return files, err
 		}
-		files = append(files, filepath.Join(w.dir, m.file+".png"), filepath.Join(w.dir, m.file+".svg"))
 	}
 	return files, nil
 }

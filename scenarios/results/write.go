@@ -1,14 +1,15 @@
 package results
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/scenarios"
+	"github.com/sbsim/sbsim/scenarios/batch"
 )
 
 // The names of the files WriteAll writes, besides the plots.
@@ -19,15 +20,26 @@ const (
 	TraceFile      = "trace.jsonl"
 )
 
-// WriteAll writes everything about one run to dir, creating it (and its parents) if
-// needed: summary.json from s, series.csv and latency_cdf.csv from res, trace.jsonl from
-// trace when it holds records (pass res.Trace, or nil for no trace file), and the plots.
-// Existing files of those names are replaced; other files are left alone. It returns the
-// paths it wrote, in that order; on an error, the paths written before it.
+// WriteAll writes everything about one run to dir, a Folder (created if needed, holding
+// no other run afterwards): summary.json from s, series.csv and latency_cdf.csv from res,
+// trace.jsonl from trace when it holds records (pass res.Trace, or nil for no trace file),
+// the plots, and the manifest. It returns the paths it wrote, in that order; on an error,
+// the paths written before it.
 func WriteAll(dir string, res *scenarios.Result, s Summary, trace []model.TraceRecord) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("output: %w", err)
+	f, err := OpenFolder(dir)
+	if err != nil {
+		return nil, err
 	}
+	paths, err := f.WriteRun(res, s, trace)
+	if err != nil {
+		return paths, err
+	}
+	return paths, f.Close()
+}
+
+// WriteRun writes the files of WriteAll into the folder, without closing it: the caller
+// may write more (the scenario it ran) before Close.
+func (f *Folder) WriteRun(res *scenarios.Result, s Summary, trace []model.TraceRecord) ([]string, error) {
 	files := []outputFile{
 		{SummaryFile, func(w io.Writer) error { return WriteSummary(w, s) }},
 		{SeriesFile, func(w io.Writer) error { return WriteSeries(w, res) }},
@@ -37,14 +49,14 @@ func WriteAll(dir string, res *scenarios.Result, s Summary, trace []model.TraceR
 		files = append(files, outputFile{TraceFile, func(w io.Writer) error { return WriteTrace(w, trace) }})
 	}
 	var paths []string
-	for _, f := range files {
-		path := filepath.Join(dir, f.name)
-		if err := writeFile(path, f.write); err != nil {
+	for _, o := range files {
+		path, err := f.Write(o.name, o.write)
+		if err != nil {
 			return paths, err
 		}
 		paths = append(paths, path)
 	}
-	written, err := WritePlots(dir, res)
+	written, err := writePlots(f, cdfRows(res), seriesRows(res))
 	paths = append(paths, written...)
 	if err != nil {
 		return paths, fmt.Errorf("output: %w", err)
@@ -77,36 +89,11 @@ func Replot(dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	paths, err := writePlots(dir, cdf, rows)
+	paths, err := writePlots(&Folder{dir: dir, unlisted: true}, cdf, rows)
 	if err != nil {
 		return paths, fmt.Errorf("replot %s: %w", dir, err)
 	}
 	return paths, nil
-}
-
-// writeFile writes what write produces to path, through a buffer, so that a large trace
-// is not held in memory twice. A failed write removes the file, leaving no half file behind.
-func writeFile(path string, write func(io.Writer) error) (err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("write %s: %w", path, cerr)
-		}
-		if err != nil {
-			os.Remove(path)
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<16)
-	if err := write(bw); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 // readFile opens path and hands it to read.
@@ -120,4 +107,31 @@ func readFile(path string, read func(io.Reader) error) error {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
 	return nil
+}
+
+// SayWritten tells, after a run wrote files to dir, what it wrote and what to open.
+func SayWritten(w io.Writer, dir string, files []string) {
+	fmt.Fprintf(w, "\nwrote %d files to %s:\n", len(files), dir)
+	first := "no plot: nothing was received"
+	for _, p := range files {
+		fmt.Fprintf(w, "  %s\n", p)
+		if strings.HasSuffix(p, ".png") && strings.HasPrefix(first, "no plot") {
+			first = p + " first"
+		}
+	}
+	fmt.Fprintf(w, "\nopen %s for the figures, and the plots beside it (%s);\n"+
+		"%s replays the run; simulate list shows the other scenarios, simulate -h every command.\n",
+		filepath.Join(dir, SummaryFile), first, filepath.Join(dir, ReplayScriptFile))
+}
+
+// SaySwept tells, after a sweep, how many runs it made, the files it wrote and how many
+// runs broke an invariant.
+func SaySwept(w io.Writer, sw *batch.Sweep, runs, failed int, files []string) {
+	fmt.Fprintf(w, "%d points x %d seeds = %d runs; wrote %s\n", len(sw.Points), sw.Seeds, runs, strings.Join(files, ", "))
+	if len(files) == 1 {
+		fmt.Fprintf(w, "no plots: the values of %s are not numbers or durations\n", sw.Params[0].Key)
+	}
+	if failed > 0 {
+		fmt.Fprintf(w, "%d runs broke an invariant\n", failed)
+	}
 }

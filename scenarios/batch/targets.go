@@ -1,0 +1,30 @@
+package batch
+
+import "github.com/sbsim/sbsim/scenarios/file"
+
+// Targets opens the scenarios that the arguments of simulate check name (paths, library
+// names, or all for the whole library), each with the overrides, on seeds 1 to seeds (0:
+// each one's own, Seeds). It also returns how many runs they make.
+func Targets(args []string, overrides []file.Override, seeds int) (targets []Target, runs int, err error) {
+	for _, a := range args {
+		names := []string{a}
+		if a == "all" {
+			names = file.LibraryNames()
+		}
+		for _, name := range names {
+			s, err := file.Open(name)
+			if err == nil {
+				s, err = s.With(overrides...)
+			}
+			if err != nil {
+				return nil, 0, err
+			}
+			n := seeds
+			if n == 0 {
+				n = Seeds(s)
+			}
+			targets, runs = append(targets, Target{Name: name, Scenario: s, Seeds: n}), runs+n
+		}
+	}
+	return targets, runs, nil
+}

@@ -1,0 +1,85 @@
+package results
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sbsim/sbsim/scenarios"
+	"github.com/sbsim/sbsim/scenarios/file"
+)
+
+// Verdicts checks the scenario's expectations on res, in the scenario's order.
+func Verdicts(s *file.Scenario, res *scenarios.Result) []Verdict {
+	var out []Verdict
+	for _, v := range s.Check(res) {
+		out = append(out, Verdict{Name: v.Expectation.String(), OK: v.OK, Detail: v.Got})
+	}
+	return out
+}
+
+// RunOf is one run of simulate run: the argument that named its scenario (a path or a
+// library name), the overrides, the seed, whether it writes its trace, the scenario loaded
+// with the overrides, and its result.
+type RunOf struct {
+	Arg       string
+	Overrides []file.Override
+	Seed      uint64
+	Trace     bool
+	Scenario  *file.Scenario
+	Result    *scenarios.Result
+}
+
+// WriteRunFolder writes, into the folder, the files of WriteRun, a copy of the scenario
+// the run read (Source) and replay.sh (ReplayScript), which replays the run from that copy,
+// so that the folder replays by itself; then it closes the folder. It returns the paths
+// written.
+func WriteRunFolder(folder *Folder, r RunOf, verdicts []Verdict) ([]string, error) {
+	sum := NewSummary(r.Result, r.Scenario.Config.Name, r.Scenario.Hash, verdicts)
+	if !r.Scenario.Config.CheckInvariants {
+		sum = sum.WithoutInvariantChecks()
+	}
+	records := r.Result.Trace
+	var extra []string
+	if !r.Trace {
+		records = nil
+	} else {
+		extra = []string{"-trace"}
+	}
+	files, err := folder.WriteRun(r.Result, sum, records)
+	if err != nil {
+		return files, err
+	}
+	name, text, err := Source(r.Arg)
+	if err != nil {
+		return files, err
+	}
+	script := ReplayScript(file.Replay(name, r.Overrides, r.Seed, extra...), r.Scenario.Hash)
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{name, text}, {ReplayScriptFile, script}} {
+		path, err := folder.Write(f.name, func(w io.Writer) error { _, err := w.Write(f.data); return err })
+		if err != nil {
+			return files, err
+		}
+		files = append(files, path)
+	}
+	return files, folder.Close()
+}
+
+// Source is the file name and the text of the scenario arg names, for its copy beside the
+// results: a file's exact bytes under its own name (with .yaml added when it has another
+// extension), a library scenario's text as NAME.yaml.
+func Source(arg string) (name string, text []byte, err error) {
+	if !file.IsPath(arg) {
+		text, err = file.LibraryText(arg)
+		return arg + ".yaml", text, err
+	}
+	if name = filepath.Base(arg); !strings.HasSuffix(name, ".yaml") && !strings.HasSuffix(name, ".yml") {
+		name += ".yaml"
+	}
+	text, err = os.ReadFile(arg)
+	return name, text, err
+}
