@@ -27,6 +27,7 @@ type world struct {
 	activators []*activator
 	queues     []queueStats // by QueueID
 	series     Series
+	sampling   sampling
 	waiterOf   []map[model.TxID]statementWaiter // by instance: the applications' waiting transactions
 	workloads  []*workloadRun
 	dialogs    map[model.ConversationID]*dialogApp
