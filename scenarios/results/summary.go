@@ -25,10 +25,13 @@ type Summary struct {
 	Seed          uint64 `json:"seed"`
 	// OK is true when no invariant was violated and every expectation held: the run's
 	// verdict, which the command's exit status follows.
-	OK         bool    `json:"ok"`
-	StopReason string  `json:"stop_reason"`
-	EndTimeS   float64 `json:"end_time_s"`
-	Events     uint64  `json:"events"`
+	OK         bool   `json:"ok"`
+	StopReason string `json:"stop_reason"`
+	// MemoryLimit says what grew when the run outgrew its memory budget (stop_reason
+	// memory_limit); absent otherwise.
+	MemoryLimit *MemoryLimit `json:"memory_limit,omitempty"`
+	EndTimeS    float64      `json:"end_time_s"`
+	Events      uint64       `json:"events"`
 	// Latency is from SEND commit to ready at the target, over every user message received
 	// in a committed transaction.
 	Latency             Latency `json:"latency"`
@@ -102,9 +105,13 @@ func NewSummary(res *scenarios.Result, name, hash string, verdicts []Verdict) Su
 	if name == "" {
 		name = res.Name
 	}
+	reason := stopReason(res.StopReason)
+	if res.MemoryLimit != nil {
+		reason = "memory_limit"
+	}
 	s := Summary{
 		SchemaVersion: SchemaVersion, Scenario: name, ScenarioHash: hash, Seed: res.Seed,
-		StopReason: stopReason(res.StopReason), EndTimeS: seconds(res.EndTime), Events: res.Events,
+		StopReason: reason, MemoryLimit: memoryLimit(res.MemoryLimit), EndTimeS: seconds(res.EndTime), Events: res.Events,
 		Latency: latency(res.Latency), StatementErrors: res.StatementErrors, FirstStatementError: res.FirstStatementError,
 		Levels: levels(res.Levels), Queues: queues(res.Queues), Readers: readers(res.Readers),
 		Activators: activators(res.Activators), Links: links(res.Links), Instances: instances(res.Instances),
@@ -158,6 +165,33 @@ func ReadSummary(r io.Reader) (Summary, error) {
 		return Summary{}, fmt.Errorf("summary: schema_version %d: want %d", s.SchemaVersion, SchemaVersion)
 	}
 	return s, nil
+}
+
+// MemoryLimit is scenarios.MemoryLimit in summary.json: the budget, the estimate when the
+// run stopped, and its parts, largest first (the first is what grew).
+type MemoryLimit struct {
+	BudgetBytes   int64       `json:"budget_bytes"`
+	EstimateBytes int64       `json:"estimate_bytes"`
+	Message       string      `json:"message"`
+	Uses          []MemoryUse `json:"uses"`
+}
+
+// MemoryUse is one part of a memory estimate.
+type MemoryUse struct {
+	What  string `json:"what"`
+	Count int64  `json:"count"`
+	Bytes int64  `json:"bytes"`
+}
+
+func memoryLimit(m *scenarios.MemoryLimit) *MemoryLimit {
+	if m == nil {
+		return nil
+	}
+	out := &MemoryLimit{BudgetBytes: m.Budget, EstimateBytes: m.Estimate, Message: m.String(), Uses: []MemoryUse{}}
+	for _, u := range m.Uses {
+		out.Uses = append(out.Uses, MemoryUse(u))
+	}
+	return out
 }
 
 // stopReason is the code of why a run stopped.
