@@ -137,14 +137,14 @@ func (w *world) memoryEstimate() ([]MemoryUse, int64) {
 	for q := range w.cat.Queues {
 		queued += int64(w.brokers[w.queueInstance(model.QueueID(q))].ReadyMessages(model.QueueID(q)))
 	}
-	series := int64(w.sampling.rows)
+	series, seriesBytes := w.seriesSize()
 	conversations := int64(len(w.dialogs))
 	uses := []MemoryUse{
 		{"conversation endpoints", endpoints, endpoints * endpointBytes},
 		{"transmission queue rows", rows, rows * txqRowBytes},
 		{"ready messages", queued, queued * queuedMessageBytes},
 		{"pending events", int64(w.e.Pending()), int64(w.e.Pending()) * pendingEventBytes},
-		{"series samples", series, series * int64(unsafe.Sizeof(LinkSample{}))},
+		{"series samples", series, seriesBytes},
 		{"trace records", int64(len(w.trace)), int64(len(w.trace)) * traceRecordBytes},
 		{"conversations the applications and checkers remember", conversations, conversations * w.conversationBytes()},
 	}
@@ -157,6 +157,22 @@ func (w *world) memoryEstimate() ([]MemoryUse, int64) {
 		total += u.Bytes
 	}
 	return uses, total
+}
+
+// seriesSize returns the rows of the world's series and their bytes.
+func (w *world) seriesSize() (rows, bytes int64) {
+	s := &w.series
+	for _, k := range []struct{ n, size int }{
+		{len(s.Levels), int(unsafe.Sizeof(LevelSample{}))}, {len(s.Databases), int(unsafe.Sizeof(DatabaseSample{}))},
+		{len(s.Links), int(unsafe.Sizeof(LinkSample{}))}, {len(s.Instances), int(unsafe.Sizeof(InstanceSample{}))},
+	} {
+		rows, bytes = rows+int64(k.n), bytes+int64(k.n*k.size)
+	}
+	for q := range w.queues {
+		n := int64(len(w.queues[q].res.Samples))
+		rows, bytes = rows+n, bytes+n*int64(unsafe.Sizeof(QueueSample{}))
+	}
+	return rows, bytes
 }
 
 // conversationBytes is what the world keeps of each dialog for the whole run: the
@@ -197,8 +213,8 @@ func (c *Config) validateMemory() error {
 		return nil
 	}
 	wl := &c.Workloads[worst]
-	return fmt.Errorf("workload %d (%s): Dialogs %d with %d messages each need about %s, and the workloads together %s, more than the memory budget of %s (%s): a run keeps what it needs to check and report every dialog and message until it ends",
-		worst, wl.Name, wl.Dialogs, wl.Messages, FormatBytes(worstBytes), FormatBytes(total), FormatBytes(budget), c.budgetSource())
+	return fmt.Errorf("workload %d (%s): Dialogs %d with %d messages each need about %s (%d dialogs begun within the limits of time and events), and the workloads together %s, more than the memory budget of %s (%s): a run keeps what it needs to check and report every dialog and message until it ends",
+		worst, wl.Name, wl.Dialogs, wl.Messages, FormatBytes(worstBytes), c.dialogsBegun(wl), FormatBytes(total), FormatBytes(budget), c.budgetSource())
 }
 
 // budgetSource says where the memory budget comes from, for messages.
@@ -212,7 +228,7 @@ func (c *Config) budgetSource() string {
 // workloadBytes estimates what a workload's declared dialogs and messages leave in the
 // world until the end of the run.
 func (c *Config) workloadBytes(wl *Workload) int64 {
-	dialogs := int64(max(wl.Dialogs, 0))
+	dialogs := c.dialogsBegun(wl)
 	messages := int64(max(wl.Messages, 0))
 	if wl.Replies {
 		messages *= 2
@@ -229,6 +245,17 @@ func (c *Config) workloadBytes(wl *Workload) int64 {
 		perDialog = saturatingAdd(perDialog, saturatingMul(records, traceRecordBytes))
 	}
 	return saturatingMul(dialogs, perDialog)
+}
+
+// dialogsBegun is how many dialogs a workload can begin before the run's limits: each
+// begins in an event of its own, one every Interarrival (on average) from Start.
+func (c *Config) dialogsBegun(wl *Workload) int64 {
+	limits, _ := c.limits()
+	n := min(int64(max(wl.Dialogs, 0)), int64(min(limits.MaxEvents, 1<<62)))
+	if mean := wl.Interarrival.MeanValue(); mean > 0 {
+		n = min(n, int64(max(limits.MaxTime-wl.Start, 0)/mean)+1)
+	}
+	return n
 }
 
 // fragmentSize is the broker's fragment size, with its default.
