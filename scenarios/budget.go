@@ -146,7 +146,7 @@ func (w *world) memoryEstimate() ([]MemoryUse, int64) {
 		{"pending events", int64(w.e.Pending()), int64(w.e.Pending()) * pendingEventBytes},
 		{"series samples", series, seriesBytes},
 		{"trace records", int64(len(w.trace)), int64(len(w.trace)) * traceRecordBytes},
-		{"conversations the applications and checkers remember", conversations, conversations * w.conversationBytes()},
+		{"conversations the applications and checkers remember", conversations, conversations * conversationCost(w.cfg)},
 	}
 	if w.checker != nil {
 		uses = append(uses, MemoryUse{"messages the checkers remember", sent, sent * checkedMessageBytes})
@@ -175,13 +175,9 @@ func (w *world) seriesSize() (rows, bytes int64) {
 	return rows, bytes
 }
 
-// conversationBytes is what the world keeps of each dialog for the whole run: the
-// applications' state, and the checkers' history and the per-conversation table when
+// conversationCost is what a world of config c keeps of each dialog for the whole run:
+// the applications' state, and the checkers' history and the per-conversation table when
 // they are on.
-func (w *world) conversationBytes() int64 {
-	return conversationCost(w.cfg)
-}
-
 func conversationCost(c *Config) int64 {
 	n := int64(conversationBytes)
 	if c.CheckInvariants {
