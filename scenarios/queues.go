@@ -26,7 +26,7 @@ type QueueResult struct {
 	// PeakActivated is the most activated tasks that ran at once.
 	PeakActivated int
 	// Samples is the queue's state every Config.SampleInterval while the world runs, or
-	// every Series.Interval once a long run's series are thinned (MaxSampleInstants).
+	// every Series.Interval once a long run's series are thinned (MaxSeriesRows).
 	Samples []QueueSample
 }
 

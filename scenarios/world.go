@@ -34,16 +34,17 @@ type world struct {
 
 	checker   *invariant.Checker
 	violation *invariant.Violation
-	// memoryLimit is set when the run outgrew its memory budget (budget.go).
-	memoryLimit *MemoryLimit
-	trace       []model.TraceRecord
-	convStats   map[model.ConversationID]*conversationStats
-	latency     *latencyRecorder
-	levels      [11]levelStats // by the sending endpoint's level
+	trace     []model.TraceRecord
+	convStats map[model.ConversationID]*conversationStats
+	latency   *latencyRecorder
+	levels    [11]levelStats // by the sending endpoint's level
 	// statementErrors counts statements the applications issued that failed unexpectedly;
 	// firstStatementError describes the first.
 	statementErrors     int64
 	firstStatementError string
+
+	// memoryLimit is set when the run outgrew its memory budget (budget.go).
+	memoryLimit *MemoryLimit
 }
 
 type linkPair struct {
