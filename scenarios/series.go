@@ -11,8 +11,8 @@ import (
 // Series holds the world's figures sampled every Config.SampleInterval while it runs, in
 // long form (one row per instant and subject), so that they plot and export directly.
 // Counts are cumulative from the start; a rate is the difference of two rows. A long run
-// keeps at most MaxSeriesRows rows, its queues' samples included: its series are thinned as it goes, and
-// Interval says how far apart the instants kept are at the end.
+// keeps at most MaxSeriesRows rows, its queues' samples included: its series are thinned
+// as it goes, and Interval says how far apart the instants kept are at the end.
 type Series struct {
 	// Interval is the time between two instants of the series at the end of the run:
 	// Config.SampleInterval (or DefaultSampleInterval), doubled each time the series were
