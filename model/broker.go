@@ -424,6 +424,10 @@ func (b *Broker) Endpoint(h ConversationHandle) (ConversationEndpoint, bool) {
 	return ConversationEndpoint{}, false
 }
 
+// EndpointCount returns how many endpoints the instance has, closed ones kept for their
+// retention included: what Endpoints would list, without building the list.
+func (b *Broker) EndpointCount() int { return len(b.endpoints) }
+
 // Endpoints returns every endpoint of the instance, ordered by handle.
 func (b *Broker) Endpoints() []ConversationEndpoint {
 	rows := make([]ConversationEndpoint, 0, len(b.endpoints))

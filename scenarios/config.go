@@ -34,10 +34,14 @@ type Config struct {
 	// SampleInterval is how often every queue's state is recorded (Result.Queues);
 	// zero means DefaultSampleInterval.
 	SampleInterval time.Duration
-	// MaxTime and MaxEvents bound the run (zero: none). A run with neither stops when no
-	// event is left, which a healthy world reaches once its workloads end.
+	// MaxTime and MaxEvents bound the run; zero means DefaultMaxTime and DefaultMaxEvents.
+	// A run stops earlier when no event is left, which a healthy world reaches once its
+	// workloads end.
 	MaxTime   time.Duration
 	MaxEvents uint64
+	// MaxMemory is the run's memory budget in bytes, against an estimate counted from the
+	// model's objects (MemoryLimit); zero means DefaultMaxMemory.
+	MaxMemory int64
 	// Trace keeps every trace record in the Result.
 	Trace bool
 	// CheckInvariants runs the invariant checkers online and stops at the first violation.
@@ -238,6 +242,9 @@ func (c *Config) Validate(cat *model.Catalog) error {
 	}
 	if c.SampleInterval < 0 {
 		return fmt.Errorf("SampleInterval %v is negative", c.SampleInterval)
+	}
+	if err := c.validateLimits(); err != nil {
+		return err
 	}
 	for i, ch := range c.Timeline {
 		if l := ch.Link; l != nil {

@@ -22,8 +22,16 @@
 // and stop the run at the first violation (Result.Violation). A Result has figures per
 // instance, link, workload, priority level, queue (with its monitor and activated tasks),
 // reader program and external activator. It also has time series sampled every
-// Config.SampleInterval (QueueResult.Samples, Series), latency distributions (CDFPoint),
-// and, with Config.Trace, every trace record and a table per conversation.
+// Config.SampleInterval (QueueResult.Samples, Series), thinned to at most MaxSeriesRows
+// rows in a long run, latency distributions (CDFPoint), and, with Config.Trace, every
+// trace record and a table per conversation.
+//
+// Every run is bounded: it stops when no event is left, or at MaxTime, MaxEvents or the
+// memory budget MaxMemory (defaults DefaultMaxTime, DefaultMaxEvents, DefaultMaxMemory).
+// The budget is checked against an estimate counted from the model's objects, so that the
+// same budget stops a run at the same event on any machine; a run stopped by it has a
+// Result.MemoryLimit that says what grew. Result.AtLimit says whether a run stopped at a
+// limit.
 //
 // Each figure a run reports is declared once, in the table of metrics (Metrics): its name,
 // unit, meaning, the keys that narrow it to a subject (a level, queue, workload or

@@ -25,7 +25,8 @@ type QueueResult struct {
 	ActivatedTasks []model.ActivatedTask
 	// PeakActivated is the most activated tasks that ran at once.
 	PeakActivated int
-	// Samples is the queue's state every Config.SampleInterval while the world runs.
+	// Samples is the queue's state every Config.SampleInterval while the world runs, or
+	// every Series.Interval once a long run's series are thinned (MaxSeriesRows).
 	Samples []QueueSample
 }
 
@@ -64,7 +65,8 @@ func (q *queueStats) lockWait(lw model.LockWait) {
 }
 
 // sampler records every visible queue's state each interval, for as long as something
-// else is left to happen, so that a world still ends when its work does.
+// else is left to happen, so that a world still ends when its work does. The interval
+// doubles whenever the series are thinned (nextSample).
 type sampler struct{ w *world }
 
 func (s sampler) HandleEvent(uint64) {
@@ -73,8 +75,8 @@ func (s sampler) HandleEvent(uint64) {
 		w.sampleQueue(model.QueueID(q))
 	}
 	w.sampleWorld()
-	if w.e.Pending() > 0 {
-		w.e.After(w.sampleInterval(), s, 0)
+	if next, ok := w.nextSample(); ok && w.e.Pending() > 0 {
+		w.e.Schedule(next, s, 0)
 	}
 }
 

@@ -17,14 +17,19 @@ import (
 
 // Result is what a run produced, as plain data.
 type Result struct {
-	Name       string
-	Seed       uint64
+	Name string
+	Seed uint64
+	// StopReason is why the run ended: drained, a limit of time or events, or Stopped by
+	// a violation (Violation) or by the memory budget (MemoryLimit). AtLimit says whether
+	// it ended at a limit.
 	StopReason sim.StopReason
-	EndTime    time.Duration
-	Events     uint64
-	Instances  []InstanceResult
-	Links      []LinkResult
-	Workloads  []WorkloadResult
+	// MemoryLimit says what grew when the run outgrew Config.MaxMemory; nil otherwise.
+	MemoryLimit *MemoryLimit
+	EndTime     time.Duration
+	Events      uint64
+	Instances   []InstanceResult
+	Links       []LinkResult
+	Workloads   []WorkloadResult
 	// Latency is from SEND commit to the message becoming receivable at the target, over
 	// the messages RECEIVE returned.
 	Latency LatencySummary
@@ -198,7 +203,7 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 		Latency: w.latency.summary(), Levels: w.levelResults(), StatementErrors: w.statementErrors,
 		FirstStatementError: w.firstStatementError, Readers: w.readerResults(), Queues: w.queueResults(),
 		Activators: w.activatorResults(), Series: w.series, InvariantsChecked: w.checker != nil, Violation: w.violation,
-		Trace: w.trace}
+		Trace: w.trace, MemoryLimit: w.memoryLimit}
 	if w.checker != nil {
 		res.Findings, res.FindingCount = w.checker.Findings(), w.checker.FindingCount()
 	}

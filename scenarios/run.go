@@ -22,7 +22,7 @@ func Run(cfg Config, seed uint64) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", cfg.Name, err)
 	}
-	reason := w.e.Run(sim.Limits{MaxTime: cfg.MaxTime, MaxEvents: cfg.MaxEvents})
+	reason := w.run()
 	if w.checker != nil && w.violation == nil && reason == sim.Drained {
 		// Nothing is left to happen: every fault has healed and every timer has fired, so
 		// everything sent must have arrived (INV-12).

@@ -27,6 +27,7 @@ type world struct {
 	activators []*activator
 	queues     []queueStats // by QueueID
 	series     Series
+	sampling   sampling
 	waiterOf   []map[model.TxID]statementWaiter // by instance: the applications' waiting transactions
 	workloads  []*workloadRun
 	dialogs    map[model.ConversationID]*dialogApp
@@ -41,6 +42,9 @@ type world struct {
 	// firstStatementError describes the first.
 	statementErrors     int64
 	firstStatementError string
+
+	// memoryLimit is set when the run outgrew its memory budget (budget.go).
+	memoryLimit *MemoryLimit
 }
 
 type linkPair struct {

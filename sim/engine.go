@@ -38,6 +38,9 @@ const (
 	EventLimit
 	// Stopped: a handler called Stop.
 	Stopped
+	// MemoryLimit: the caller stopped the run at its memory budget. Engine.Run never
+	// returns it; a world that checks a budget between calls does (scenarios).
+	MemoryLimit
 )
 
 // String returns the reason in words, as the command line prints it.
@@ -51,6 +54,8 @@ func (r StopReason) String() string {
 		return "event limit reached"
 	case Stopped:
 		return "stopped by a handler"
+	case MemoryLimit:
+		return "memory budget reached"
 	}
 	return fmt.Sprintf("StopReason(%d)", int(r))
 }

@@ -146,6 +146,7 @@ func (d *decoder) decodeFile(n *yaml.Node, defaultName string) *Scenario {
 	if limits.integer("max_events", &events, 0, math.MaxInt64) {
 		cfg.MaxEvents = uint64(events)
 	}
+	limits.size("max_memory", &cfg.MaxMemory)
 	limits.done()
 	m.duration("sample_interval", &cfg.SampleInterval)
 	cfg.CheckInvariants = true
@@ -254,6 +255,9 @@ func (d *decoder) validatePath(msg string) string {
 	}
 	if strings.HasPrefix(msg, "SampleInterval") {
 		return "sample_interval"
+	}
+	if strings.HasPrefix(msg, "MaxMemory") {
+		return "limits.max_memory"
 	}
 	for _, a := range d.activations {
 		if strings.HasPrefix(msg, "queue "+strconv.Quote(a.queue)+":") {

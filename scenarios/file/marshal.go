@@ -196,6 +196,7 @@ func (e *encoder) file(f *Scenario) *yaml.Node {
 	limits := newMap(true)
 	limits.duration("max_time", cfg.MaxTime)
 	limits.integer("max_events", int64(min(cfg.MaxEvents, 1<<63-1)))
+	limits.integer("max_memory", cfg.MaxMemory)
 	if !limits.empty() {
 		m.set("limits", limits.Node)
 	}

@@ -33,7 +33,7 @@ const (
 // (drained, or the scenario's time horizon limits.max_time) or at a violation. It is the
 // one place that says so: a new budget (a memory limit) adds its stop reason here.
 func StoppedAtLimit(reason sim.StopReason) bool {
-	return reason == sim.EventLimit
+	return reason == sim.EventLimit || reason == sim.MemoryLimit
 }
 
 // RunExitCode is the exit code of a run whose verdict is ok and that stopped for reason.

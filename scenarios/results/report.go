@@ -45,7 +45,11 @@ func WriteReport(w io.Writer, r Run) bool {
 	writeReaders(w, res, r.Verbose)
 	writeFigures(w, res)
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "engine: %v at virtual time %v after %d events\n", res.StopReason, res.EndTime, res.Events)
+	if m := res.MemoryLimit; m != nil {
+		fmt.Fprintf(w, "engine: memory budget reached at virtual time %v after %d events: %v\n", res.EndTime, res.Events, m)
+	} else {
+		fmt.Fprintf(w, "engine: %v at virtual time %v after %d events\n", res.StopReason, res.EndTime, res.Events)
+	}
 	ok := writeInvariants(w, res, r.Replay)
 	writeFindings(w, res, r.Expectations)
 	return writeExpectations(w, r.Expectations) && ok

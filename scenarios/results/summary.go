@@ -32,9 +32,12 @@ type Summary struct {
 	StopReason string `json:"stop_reason"`
 	// StoppedAtLimit is set when the run stopped at a resource limit (StoppedAtLimit) before
 	// its end: its figures are partial, and the command exits ExitLimit.
-	StoppedAtLimit bool    `json:"stopped_at_limit"`
-	EndTimeS       float64 `json:"end_time_s"`
-	Events         uint64  `json:"events"`
+	StoppedAtLimit bool `json:"stopped_at_limit"`
+	// MemoryLimit says what grew when the run outgrew its memory budget (stop_reason
+	// memory_limit); absent otherwise.
+	MemoryLimit *MemoryLimit `json:"memory_limit,omitempty"`
+	EndTimeS    float64      `json:"end_time_s"`
+	Events      uint64       `json:"events"`
 	// Latency is from SEND commit to ready at the target, over every user message received
 	// in a committed transaction.
 	Latency             Latency `json:"latency"`
@@ -111,7 +114,7 @@ func NewSummary(res *scenarios.Result, name, hash string, verdicts []Verdict) Su
 	s := Summary{
 		SchemaVersion: SchemaVersion, Scenario: name, ScenarioHash: hash, CodeVersion: CodeVersion(), Seed: res.Seed,
 		StopReason: stopReason(res.StopReason), StoppedAtLimit: StoppedAtLimit(res.StopReason),
-		EndTimeS: seconds(res.EndTime), Events: res.Events,
+		MemoryLimit: memoryLimit(res.MemoryLimit), EndTimeS: seconds(res.EndTime), Events: res.Events,
 		Latency: latency(res.Latency), StatementErrors: res.StatementErrors, FirstStatementError: res.FirstStatementError,
 		Levels: levels(res.Levels), Queues: queues(res.Queues), Readers: readers(res.Readers),
 		Activators: activators(res.Activators), Links: links(res.Links), Instances: instances(res.Instances),
@@ -167,6 +170,33 @@ func ReadSummary(r io.Reader) (Summary, error) {
 	return s, nil
 }
 
+// MemoryLimit is scenarios.MemoryLimit in summary.json: the budget, the estimate when the
+// run stopped, and its parts, largest first (the first is what grew).
+type MemoryLimit struct {
+	BudgetBytes   int64       `json:"budget_bytes"`
+	EstimateBytes int64       `json:"estimate_bytes"`
+	Message       string      `json:"message"`
+	Uses          []MemoryUse `json:"uses"`
+}
+
+// MemoryUse is one part of a memory estimate.
+type MemoryUse struct {
+	What  string `json:"what"`
+	Count int64  `json:"count"`
+	Bytes int64  `json:"bytes"`
+}
+
+func memoryLimit(m *scenarios.MemoryLimit) *MemoryLimit {
+	if m == nil {
+		return nil
+	}
+	out := &MemoryLimit{BudgetBytes: m.Budget, EstimateBytes: m.Estimate, Message: m.String(), Uses: []MemoryUse{}}
+	for _, u := range m.Uses {
+		out.Uses = append(out.Uses, MemoryUse(u))
+	}
+	return out
+}
+
 // stopReason is the code of why a run stopped.
 func stopReason(r sim.StopReason) string {
 	switch r {
@@ -178,6 +208,8 @@ func stopReason(r sim.StopReason) string {
 		return "event_limit"
 	case sim.Stopped:
 		return "stopped"
+	case sim.MemoryLimit:
+		return "memory_limit"
 	}
 	return fmt.Sprintf("unknown_%d", int(r))
 }
