@@ -49,7 +49,7 @@ func referenceChoice(b *Broker, now time.Duration, peer InstanceID) (*endpoint, 
 					}
 				case firstUnsent:
 					firstUnsent = false
-					if o.inFlight < b.cfg.SendWindow &&
+					if len(o.unacked) < b.cfg.SendWindow &&
 						(r.seq <= o.ackedSeq+SequenceNumber(b.cfg.ReceiveWindow) || r.msgType == ErrorMessageType) {
 						all = append(all, due{ep, r.seq, f, r.enqueued})
 					}

@@ -13,8 +13,16 @@ type outbound struct {
 	// Invariant: rows[i].seq == rows[head].seq + (i - head) for every i >= head.
 	rows []txqRow
 	head int
-	// inFlight counts fragments sent and not yet acknowledged; it is at most SendWindow.
-	inFlight int
+	// unacked are the fragments sent and not yet acknowledged, in (sequence, fragment)
+	// order, since a fragment is first sent in that order; there are at most SendWindow.
+	// Acknowledgements, retries and the search for a fragment to send again walk them, not
+	// every fragment of every row, so that what they cost does not grow with the fragments
+	// of a message.
+	unacked []fragmentRef
+	// sentTo is the (sequence, fragment) just after the last fragment first sent, or the
+	// next message's fragment 0 after a message's last: an acknowledgement never covers
+	// anything from it on.
+	sentTo fragmentRef
 	// resend counts fragments whose retry time-out expired and that wait to go again.
 	resend int
 	// retryAt is when the endpoint's pending retry timer fires, zero when none is. A timer
@@ -35,6 +43,34 @@ type outbound struct {
 	// the far side's receive window beyond it (G-21), or one loss would let the sender run
 	// ahead into fragments the receiver must drop.
 	ackedSeq SequenceNumber
+}
+
+// fragmentRef names fragment f of message seq.
+type fragmentRef struct {
+	seq SequenceNumber
+	f   int32
+}
+
+// before reports whether x comes before y in (sequence, fragment) order.
+func (x fragmentRef) before(y fragmentRef) bool {
+	return x.seq < y.seq || (x.seq == y.seq && x.f < y.f)
+}
+
+// row returns the live row of message seq, which holds a fragment in unacked.
+func (o *outbound) row(seq SequenceNumber) *txqRow {
+	return &o.rows[o.head+int(seq-o.rows[o.head].seq)]
+}
+
+// liveRow returns the row of message seq, nil when it is not queued.
+func (o *outbound) liveRow(seq SequenceNumber) *txqRow {
+	if o.empty() {
+		return nil
+	}
+	i := int64(seq-o.rows[o.head].seq) + int64(o.head)
+	if i < int64(o.head) || i >= int64(len(o.rows)) || o.rows[i].removed {
+		return nil
+	}
+	return &o.rows[i]
 }
 
 // txqRow is one message in the transmission queue (ENT-7).
@@ -184,7 +220,7 @@ func (b *Broker) dropRows(now time.Duration, ep *endpoint, reason Reason) {
 	}
 	o.trimHead()
 	checkShare(now, ep)
-	o.inFlight, o.resend = 0, 0
+	o.unacked, o.resend = nil, 0
 	b.makeReady(ep) // nothing is left to send: out of the scheduler
 }
 
@@ -224,6 +260,23 @@ func checkRowRemoved(now time.Duration, ep *endpoint, r *txqRow, reason Reason, 
 	}
 }
 
+// checkAckCovers is the other half of sending fragments in order: an acknowledgement covers
+// no fragment of a row still queued that was never sent (PROTO-9). The fragments first sent
+// are those before sentTo.
+func checkAckCovers(now time.Duration, ep *endpoint, a *Ack) {
+	o := ep.out
+	if r := o.liveRow(o.sentTo.seq); r != nil && o.sentTo.before(fragmentRef{a.Sequence, a.Fragment}) {
+		bug("endpoint %v: ack up to fragment %d of message %d, but fragment %d of message %d was never sent, at t=%v",
+			ep.handle, a.Fragment, a.Sequence, o.sentTo.f, o.sentTo.seq, now)
+	}
+	for _, s := range a.Selective {
+		if r := o.liveRow(s.Sequence); r != nil && s.To > r.nextUnsent {
+			bug("endpoint %v: ack for fragments %d..%d of message %d, but fragment %d was never sent, at t=%v",
+				ep.handle, s.From, s.To-1, s.Sequence, r.nextUnsent, now)
+		}
+	}
+}
+
 func checkShare(now time.Duration, ep *endpoint) {
 	if o := ep.out; o.empty() != (o.live == 0) {
 		bug("endpoint %v counts %d live rows and holds %d rows from its head at t=%v", ep.handle, o.live, len(o.rows)-o.head, now)
@@ -256,33 +309,31 @@ func (b *Broker) nextFragment(ep *endpoint) (r *txqRow, f int32, since time.Dura
 	if o == nil {
 		return nil, 0, 0, false
 	}
+	if o.resend > 0 {
+		for _, u := range o.unacked {
+			if st := o.row(u.seq).frag(u.f); st.resend {
+				due := st.sentAt + b.cfg.retryInterval(st.retries)
+				if !ok {
+					r, f, since, ok = o.row(u.seq), u.f, due, true
+				} else {
+					since = min(since, due)
+				}
+			}
+		}
+	}
 	for i := o.head; i < len(o.rows); i++ {
 		row := &o.rows[i]
-		if row.removed {
+		if row.removed || row.nextUnsent == row.count {
 			continue
 		}
-		if o.resend > 0 {
-			for k := int32(0); k < row.nextUnsent; k++ {
-				if st := row.frag(k); st.resend {
-					due := st.sentAt + b.cfg.retryInterval(st.retries)
-					if !ok {
-						r, f, since, ok = row, k, due, true
-					} else {
-						since = min(since, due)
-					}
-				}
+		if len(o.unacked) < b.cfg.SendWindow && !b.beyondReceiveWindow(o, row) {
+			if !ok {
+				r, f, since, ok = row, row.nextUnsent, row.enqueued, true
+			} else {
+				since = min(since, row.enqueued)
 			}
 		}
-		if row.nextUnsent < row.count {
-			if o.inFlight < b.cfg.SendWindow && !b.beyondReceiveWindow(o, row) {
-				if !ok {
-					r, f, since, ok = row, row.nextUnsent, row.enqueued, true
-				} else {
-					since = min(since, row.enqueued)
-				}
-			}
-			break // later rows are younger and wait behind this one
-		}
+		break // later rows are younger and wait behind this one
 	}
 	return r, f, since, ok
 }
@@ -309,7 +360,11 @@ func (b *Broker) sendFragment(now time.Duration, ep *endpoint, r *txqRow, f int3
 		b.counters.FragmentsRetransmitted++
 	} else {
 		r.nextUnsent = f + 1
-		o.inFlight++
+		o.unacked = append(o.unacked, fragmentRef{r.seq, f})
+		o.sentTo = fragmentRef{r.seq, f + 1}
+		if f+1 == r.count {
+			o.sentTo = fragmentRef{r.seq + 1, 0}
+		}
 	}
 	st.sentAt = now
 	b.emitFragment(now, ep, r, f, st.retries > 0)
@@ -375,23 +430,17 @@ func (b *Broker) retry(now time.Duration, ep *endpoint) {
 	}
 	o.retryAt = 0
 	next := time.Duration(-1)
-	for i := o.head; i < len(o.rows); i++ {
-		r := &o.rows[i]
-		if r.removed {
+	for _, u := range o.unacked {
+		st := o.row(u.seq).frag(u.f)
+		if st.resend {
 			continue
 		}
-		for f := int32(0); f < r.nextUnsent; f++ {
-			st := r.frag(f)
-			if st.acked || st.resend {
-				continue
-			}
-			due := st.sentAt + b.cfg.retryInterval(st.retries)
-			if due <= now {
-				st.resend = true
-				o.resend++
-			} else if next < 0 || due < next {
-				next = due
-			}
+		due := st.sentAt + b.cfg.retryInterval(st.retries)
+		if due <= now {
+			st.resend = true
+			o.resend++
+		} else if next < 0 || due < next {
+			next = due
 		}
 	}
 	if o.resend > 0 {
@@ -410,34 +459,35 @@ func (b *Broker) applyAck(now time.Duration, ep *endpoint, a *Ack) {
 		return
 	}
 	o.ackedSeq = max(o.ackedSeq, a.Sequence)
-	for i := o.head; i < len(o.rows); i++ {
-		r := &o.rows[i]
-		if r.removed {
+	checkAckCovers(now, ep, a)
+	// One walk of the unacked fragments beside the selective ranges, both in (sequence,
+	// fragment) order: the cost is theirs, not that of the fragments acknowledged before.
+	cumulative, ranges := fragmentRef{a.Sequence, a.Fragment}, a.Selective
+	kept := o.unacked[:0]
+	for _, u := range o.unacked {
+		for len(ranges) > 0 && (ranges[0].Sequence < u.seq || (ranges[0].Sequence == u.seq && ranges[0].To <= u.f)) {
+			ranges = ranges[1:]
+		}
+		if !u.before(cumulative) && (len(ranges) == 0 || ranges[0].Sequence != u.seq || ranges[0].From > u.f) {
+			kept = append(kept, u)
 			continue
 		}
-		if r.nextUnsent == 0 || (r.seq > a.Sequence && len(a.Selective) == 0) {
-			break // nothing from here on was sent, or the ack covers nothing from here on
-		}
-		for f := int32(0); f < r.count; f++ {
-			st := r.frag(f)
-			if st.acked || !a.covers(r.seq, f) {
-				continue
-			}
-			if f >= r.nextUnsent {
-				panic(fmt.Sprintf("model: endpoint %v: ack for fragment %d of message %d, never sent, at t=%v",
-					ep.handle, f, r.seq, now))
-			}
-			st.acked = true
-			r.acked++
-			o.inFlight--
-			if st.resend {
-				st.resend = false
-				o.resend--
-			}
+		r := o.row(u.seq)
+		st := r.frag(u.f)
+		st.acked = true
+		r.acked++
+		if st.resend {
+			st.resend = false
+			o.resend--
 		}
 		if r.acked == r.count {
 			b.removeRow(now, ep, r, ReasonAcked)
 		}
+	}
+	clear(o.unacked[len(kept):])
+	o.unacked = kept
+	if len(o.unacked) == 0 && cap(o.unacked) > idleCapacity {
+		o.unacked = nil // an idle endpoint does not keep the room of its last window
 	}
 	o.trimHead()
 	checkShare(now, ep)
