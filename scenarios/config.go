@@ -195,9 +195,17 @@ func (c *Config) Validate(cat *model.Catalog) error {
 		}
 		seenLinks[[2]string{l.A, l.B}] = true
 	}
-	for i := range c.Workloads {
+	workloadOf := map[string]int{}
+	for i, w := range c.Workloads {
+		if w.Name == "" {
+			return fmt.Errorf("workload %d: Name is empty: results and expectations name workloads", i)
+		}
+		if first, dup := workloadOf[w.Name]; dup {
+			return fmt.Errorf("workload %d (%s): Name is also workload %d's", i, w.Name, first)
+		}
+		workloadOf[w.Name] = i
 		if err := c.Workloads[i].validate(cat); err != nil {
-			return fmt.Errorf("workload %d (%s): %w", i, c.Workloads[i].Name, err)
+			return fmt.Errorf("workload %d (%s): %w", i, w.Name, err)
 		}
 	}
 	readerOf := map[model.QueueID]int{}
@@ -234,6 +242,9 @@ func (c *Config) Validate(cat *model.Catalog) error {
 		}
 	}
 	if err := c.validateActivation(cat); err != nil {
+		return err
+	}
+	if err := c.validateDelays(); err != nil {
 		return err
 	}
 	if c.SampleInterval < 0 {
@@ -281,6 +292,73 @@ func (c *Config) Validate(cat *model.Catalog) error {
 	return nil
 }
 
+// namedDelay is one duration of a config, named as Validate's errors name it.
+type namedDelay struct {
+	where string
+	d     time.Duration
+}
+
+// validateDelays checks that no duration of the config is above sim.MaxDelay (each
+// distribution's Validate checks its own): with every delay at most that, and no event
+// after sim.Horizon, no sum the world forms of an instant and a few delays overflows.
+func (c *Config) validateDelays() error {
+	ds := []namedDelay{{"MaxTime", c.MaxTime}, {"SampleInterval", c.SampleInterval}}
+	b := c.Broker
+	for _, f := range []namedDelay{{"RetryIntervalMin", b.RetryIntervalMin}, {"RetryIntervalMax", b.RetryIntervalMax},
+		{"AckDelay", b.AckDelay}, {"ConnectionIdleClose", b.ConnectionIdleClose},
+		{"ClosedTargetRetention", b.ClosedTargetRetention}, {"StarvationAgingStep", b.StarvationAgingStep}} {
+		ds = append(ds, namedDelay{"broker config: " + f.where, f.d})
+	}
+	for i, l := range c.Links {
+		where := fmt.Sprintf("link %d (%s<->%s): ", i, l.A, l.B)
+		ds = linkDelays(ds, where+"AToB.", &l.AToB)
+		ds = linkDelays(ds, where+"BToA.", &l.BToA)
+		for j, p := range l.Partitions {
+			ds = append(ds, namedDelay{fmt.Sprintf("%sPartitions[%d].From", where, j), p.From},
+				namedDelay{fmt.Sprintf("%sPartitions[%d].Until", where, j), p.Until})
+		}
+	}
+	for i, w := range c.Workloads {
+		where := fmt.Sprintf("workload %d (%s): ", i, w.Name)
+		ds = append(ds, namedDelay{where + "Start", w.Start}, namedDelay{where + "Lifetime", w.Lifetime})
+	}
+	for i, r := range c.Readers {
+		where := fmt.Sprintf("reader %d (%s): ", i, r.Queue)
+		ds = append(ds, namedDelay{where + "WaitFor", r.WaitFor}, namedDelay{where + "TouchTimer", r.TouchTimer})
+	}
+	for i, p := range c.Procedures {
+		ds = append(ds, namedDelay{fmt.Sprintf("procedure %d (%s): WaitFor", i, p.Name), p.WaitFor})
+	}
+	for i, ch := range c.Timeline {
+		where := fmt.Sprintf("timeline %d: ", i)
+		ds = append(ds, namedDelay{where + "At", ch.At})
+		if l := ch.Link; l != nil {
+			ds = linkDelays(ds, where+"AToB.", l.AToB)
+			ds = linkDelays(ds, where+"BToA.", l.BToA)
+		}
+	}
+	for _, d := range ds {
+		if d.d > sim.MaxDelay {
+			return fmt.Errorf("%s %v is above the longest delay, %v", d.where, d.d, sim.MaxDelay)
+		}
+	}
+	return nil
+}
+
+// linkDelays adds the fixed latency and the down windows of one direction of a link (nil:
+// none); the jitter is a distribution, which validates itself.
+func linkDelays(ds []namedDelay, where string, c *faulty.Config) []namedDelay {
+	if c == nil {
+		return ds
+	}
+	ds = append(ds, namedDelay{where + "LatencyFixed", c.LatencyFixed})
+	for j, w := range c.Down {
+		ds = append(ds, namedDelay{fmt.Sprintf("%sDown[%d].From", where, j), w.From},
+			namedDelay{fmt.Sprintf("%sDown[%d].Until", where, j), w.Until})
+	}
+	return ds
+}
+
 func (w *Workload) validate(cat *model.Catalog) error {
 	if _, ok := cat.Service(w.From); !ok {
 		return fmt.Errorf("From: service %q does not exist", w.From)
@@ -298,6 +376,9 @@ func (w *Workload) validate(cat *model.Catalog) error {
 	}
 	if _, ok := cat.Contract(orDefault(w.Contract, model.ContractDefault)); !ok {
 		return fmt.Errorf("Contract: contract %q does not exist", w.Contract)
+	}
+	if err := w.canDeliver(cat); err != nil {
+		return err
 	}
 	switch {
 	case w.Dialogs < 0:
@@ -319,6 +400,54 @@ func (w *Workload) validate(cat *model.Catalog) error {
 	}
 	if w.Size.Max > model.MaxMessageBytes || w.Size.Mean > model.MaxMessageBytes {
 		return fmt.Errorf("Size: above the %d-byte cap", model.MaxMessageBytes)
+	}
+	return nil
+}
+
+// canDeliver checks that the catalog lets the workload's dialogs deliver: the contract is
+// defined where BEGIN DIALOG runs, the target service accepts it (ENT-3), and it lets the
+// initiator SEND the message type and the target the reply type (DLG-16). A workload the
+// catalog refuses would fail every statement and deliver nothing; one of no dialogs tries
+// nothing.
+func (w *Workload) canDeliver(cat *model.Catalog) error {
+	if w.Dialogs == 0 {
+		return nil
+	}
+	from, _ := cat.Service(w.From)
+	to, _ := cat.Service(w.To)
+	contractName := orDefault(w.Contract, model.ContractDefault)
+	contract, _ := cat.Contract(contractName)
+	db := cat.Services[from].Database
+	if !slices.Contains(cat.Databases[db].Contracts, contract) {
+		return fmt.Errorf("Contract: contract %q is not defined in database %q of service %q: every BEGIN DIALOG would fail",
+			contractName, cat.Databases[db].Name, w.From)
+	}
+	if !slices.Contains(cat.Services[to].Contracts, contract) {
+		return fmt.Errorf("To: service %q does not accept contract %q (ENT-3): every dialog would be refused with an error",
+			w.To, contractName)
+	}
+	sends := []struct {
+		field, name string
+		initiator   bool
+		used        bool
+	}{{"MessageType", w.MessageType, true, w.Messages > 0}, {"ReplyType", w.ReplyType, false, w.Messages > 0 && w.Replies}}
+	for _, s := range sends {
+		mt, _ := cat.MessageType(orDefault(s.name, model.MessageTypeDefault))
+		i := slices.IndexFunc(cat.Contracts[contract].Messages, func(m model.ContractMessageInfo) bool { return m.MessageType == mt })
+		side, other := "initiator", "target"
+		if !s.initiator {
+			side, other = other, side
+		}
+		switch {
+		case !s.used:
+		case i < 0:
+			return fmt.Errorf("%s: contract %q does not name message type %q (DLG-16): every SEND would fail",
+				s.field, contractName, orDefault(s.name, model.MessageTypeDefault))
+		case cat.Contracts[contract].Messages[i].SentBy != model.SentByAny &&
+			(cat.Contracts[contract].Messages[i].SentBy == model.SentByInitiator) != s.initiator:
+			return fmt.Errorf("%s: contract %q lets only the %s send %q, not the %s (DLG-16): every SEND would fail",
+				s.field, contractName, other, orDefault(s.name, model.MessageTypeDefault), side)
+		}
 	}
 	return nil
 }
