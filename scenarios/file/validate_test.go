@@ -60,6 +60,8 @@ var unusableFiles = []struct {
 		`bad.yaml:22:20: limits.max_time: duration 1000000h is above the longest the simulator allows`},
 	{"a reader's processing time too long", twoSites + "readers: [{queue: QB, processing_time: {lognormal: {mean: 1000000h, stddev: 1s}}}]\n",
 		`bad.yaml:22:59: readers[0].processing_time.lognormal.mean: duration 1000000h is above the longest the simulator allows`},
+	{"a send window whose every acknowledgement would walk a million fragments", twoSites + "broker: {send_window: 1_000_000}\n",
+		`bad.yaml:22:23: broker.send_window: broker config: SendWindow 1000000 is above 65536: one event walks the window`},
 	{"dialogs above the range says above", strings.Replace(twoSites, "dialogs: 2", "dialogs: 1000000000000", 1),
 		`bad.yaml:21:88: workloads[0].dialogs: 1000000000000 is above 2147483647, the most allowed`},
 	{"a workload without a name", strings.Replace(twoSites, "{name: w, ", "{", 1),
