@@ -2,23 +2,25 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
 // outbound is an endpoint's share of its database's transmission queue: the messages it sent
 // that are not yet acknowledged (TXQ-1, PROTO-9), with the transmission state of each
-// fragment (the transmission object's unacked set and retry timers, TXQ-6).
+// fragment in flight (the transmission object's unacked set and retry timers, TXQ-6).
 type outbound struct {
 	// rows are in sequence order; rows[:head] are gone.
 	// Invariant: rows[i].seq == rows[head].seq + (i - head) for every i >= head.
 	rows []txqRow
 	head int
-	// unacked are the fragments sent and not yet acknowledged, in (sequence, fragment)
-	// order, since a fragment is first sent in that order; there are at most SendWindow.
+	// unacked are the fragments sent and not yet acknowledged, with their retry state, in
+	// (sequence, fragment) order, since a fragment is first sent in that order; there are
+	// at most SendWindow. A fragment before a row's nextUnsent and not here is acknowledged.
 	// Acknowledgements, retries and the search for a fragment to send again walk them, not
-	// every fragment of every row, so that what they cost does not grow with the fragments
-	// of a message.
-	unacked []fragmentRef
+	// every fragment of every row, and a row keeps no state per fragment: what they cost,
+	// in time and memory, does not grow with the fragments of a message.
+	unacked []inFlight
 	// sentTo is the (sequence, fragment) just after the last fragment first sent, or the
 	// next message's fragment 0 after a message's last: an acknowledgement never covers
 	// anything from it on.
@@ -56,6 +58,19 @@ func (x fragmentRef) before(y fragmentRef) bool {
 	return x.seq < y.seq || (x.seq == y.seq && x.f < y.f)
 }
 
+// inFlight is the transmission state of fragment f of message seq, sent and not yet
+// acknowledged.
+type inFlight struct {
+	fragmentRef
+	sentAt  time.Duration
+	retries uint8
+	// resend is set when its back-off expired: it waits to go again.
+	resend bool
+}
+
+// due is when the fragment's back-off expires.
+func (u *inFlight) due(c *Config) time.Duration { return u.sentAt + c.retryInterval(u.retries) }
+
 // row returns the live row of message seq, which holds a fragment in unacked.
 func (o *outbound) row(seq SequenceNumber) *txqRow {
 	return &o.rows[o.head+int(seq-o.rows[o.head].seq)]
@@ -87,23 +102,6 @@ type txqRow struct {
 	// nextUnsent is the first fragment never sent; fragments before it went at least once.
 	nextUnsent int32
 	removed    bool
-	one        fragState   // the fragment of a one-fragment message
-	frags      []fragState // the fragments of a larger one
-}
-
-// fragState is the transmission state of one fragment.
-type fragState struct {
-	sentAt  time.Duration
-	retries uint8
-	acked   bool
-	resend  bool
-}
-
-func (r *txqRow) frag(i int32) *fragState {
-	if r.frags == nil {
-		return &r.one
-	}
-	return &r.frags[i]
 }
 
 // TransmissionStatus explains why a row is still in the transmission queue (TXQ-5).
@@ -187,9 +185,6 @@ func (b *Broker) queueRow(now time.Duration, ep *endpoint, mt MessageTypeID, byt
 	checkRowQueued(now, ep, seq)
 	r := txqRow{seq: seq, msgType: mt, bytes: bytes, enqueued: now, errorCode: errorCode,
 		count: fragmentCount(bytes, b.cfg.FragmentSize)}
-	if r.count > 1 {
-		r.frags = make([]fragState, r.count)
-	}
 	if len(o.rows) == cap(o.rows) && o.head > 0 {
 		// Reuse the room the acknowledged rows left rather than growing the slice.
 		n := copy(o.rows, o.rows[o.head:])
@@ -229,7 +224,6 @@ func (b *Broker) removeRow(now time.Duration, ep *endpoint, r *txqRow, reason Re
 	db := b.dbs[b.cat.Services[ep.service].Database]
 	checkRowRemoved(now, ep, r, reason, db.txqRows)
 	r.removed = true
-	r.frags = nil
 	ep.out.live--
 	db.txqRows--
 	b.trace(TraceRecord{At: now, Kind: TraceRowRemoved, Conversation: ep.conv, FromInitiator: ep.isInitiator,
@@ -310,9 +304,9 @@ func (b *Broker) nextFragment(ep *endpoint) (r *txqRow, f int32, since time.Dura
 		return nil, 0, 0, false
 	}
 	if o.resend > 0 {
-		for _, u := range o.unacked {
-			if st := o.row(u.seq).frag(u.f); st.resend {
-				due := st.sentAt + b.cfg.retryInterval(st.retries)
+		for i := range o.unacked {
+			if u := &o.unacked[i]; u.resend {
+				due := u.due(&b.cfg)
 				if !ok {
 					r, f, since, ok = o.row(u.seq), u.f, due, true
 				} else {
@@ -350,24 +344,43 @@ func (b *Broker) sendNext(now time.Duration, ep *endpoint) bool {
 // sendFragment sends fragment f of row r, which nextFragment chose.
 func (b *Broker) sendFragment(now time.Duration, ep *endpoint, r *txqRow, f int32) {
 	o := ep.out
-	st := r.frag(f)
+	var u *inFlight
 	if f < r.nextUnsent {
-		st.resend = false
+		u = o.sentAgain(fragmentRef{r.seq, f})
+		u.resend = false
 		o.resend--
-		if st.retries < maxRetries {
-			st.retries++
+		if u.retries < maxRetries {
+			u.retries++
 		}
 		b.counters.FragmentsRetransmitted++
 	} else {
 		r.nextUnsent = f + 1
-		o.unacked = append(o.unacked, fragmentRef{r.seq, f})
+		o.unacked = append(o.unacked, inFlight{fragmentRef: fragmentRef{r.seq, f}})
+		u = &o.unacked[len(o.unacked)-1]
 		o.sentTo = fragmentRef{r.seq, f + 1}
 		if f+1 == r.count {
 			o.sentTo = fragmentRef{r.seq + 1, 0}
 		}
 	}
-	st.sentAt = now
-	b.emitFragment(now, ep, r, f, st.retries > 0)
+	u.sentAt = now
+	b.emitFragment(now, ep, r, f, u.retries)
+}
+
+// sentAgain returns the fragment in flight that nextFragment chose to send again.
+func (o *outbound) sentAgain(x fragmentRef) *inFlight {
+	i, found := slices.BinarySearchFunc(o.unacked, x, func(u inFlight, x fragmentRef) int {
+		if u.before(x) {
+			return -1
+		}
+		if x.before(u.fragmentRef) {
+			return 1
+		}
+		return 0
+	})
+	if !found || !o.unacked[i].resend {
+		panic(fmt.Sprintf("model: fragment %d of message %d sent again, but it does not wait to go again", x.f, x.seq))
+	}
+	return &o.unacked[i]
 }
 
 // idleCapacity is the most room an endpoint keeps in its buffers once they are empty.
@@ -386,7 +399,7 @@ func (b *Broker) beyondReceiveWindow(o *outbound, r *txqRow) bool {
 
 // emitFragment adds fragment f of row r to the open block towards the far instance, with an
 // acknowledgement riding on it when the endpoint owes one.
-func (b *Broker) emitFragment(now time.Duration, ep *endpoint, r *txqRow, f int32, retry bool) {
+func (b *Broker) emitFragment(now time.Duration, ep *endpoint, r *txqRow, f int32, retries uint8) {
 	if r.transmitted == 0 {
 		r.transmitted = max(now, 1) // zero means not yet
 	}
@@ -407,9 +420,9 @@ func (b *Broker) emitFragment(now time.Duration, ep *endpoint, r *txqRow, f int3
 	}
 	b.counters.FragmentsSent++
 	b.trace(TraceRecord{At: now, Kind: TraceFragmentSent, Peer: ep.farInstance, Conversation: ep.conv,
-		FromInitiator: ep.isInitiator, Sequence: r.seq, Fragment: f, Retry: retry})
+		FromInitiator: ep.isInitiator, Sequence: r.seq, Fragment: f, Retry: retries > 0})
 	b.addToBlock(ep.farInstance, frag)
-	b.armRetry(ep, now+b.cfg.retryInterval(r.frag(f).retries))
+	b.armRetry(ep, now+b.cfg.retryInterval(retries))
 }
 
 // armRetry makes sure the endpoint's retry timer fires by due: a fragment just sent must not
@@ -430,14 +443,14 @@ func (b *Broker) retry(now time.Duration, ep *endpoint) {
 	}
 	o.retryAt = 0
 	next := time.Duration(-1)
-	for _, u := range o.unacked {
-		st := o.row(u.seq).frag(u.f)
-		if st.resend {
+	for i := range o.unacked {
+		u := &o.unacked[i]
+		if u.resend {
 			continue
 		}
-		due := st.sentAt + b.cfg.retryInterval(st.retries)
+		due := u.due(&b.cfg)
 		if due <= now {
-			st.resend = true
+			u.resend = true
 			o.resend++
 		} else if next < 0 || due < next {
 			next = due
@@ -473,11 +486,8 @@ func (b *Broker) applyAck(now time.Duration, ep *endpoint, a *Ack) {
 			continue
 		}
 		r := o.row(u.seq)
-		st := r.frag(u.f)
-		st.acked = true
 		r.acked++
-		if st.resend {
-			st.resend = false
+		if u.resend {
 			o.resend--
 		}
 		if r.acked == r.count {
