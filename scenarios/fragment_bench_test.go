@@ -2,11 +2,16 @@ package scenarios
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/net/faulty"
+	"github.com/sbsim/sbsim/sim"
 )
 
 // fragmentedConfig is one dialog that sends one message of size bytes cut into fragments
@@ -42,4 +47,21 @@ func BenchmarkFragmentsPerMessage(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(kib<<10), "ns/fragment")
 		})
 	}
+}
+
+// The event limit bounds a run's work because no event's work grows with the fragments of
+// a message: the largest message in one-byte fragments, stopped after 1,000 events,
+// allocates a few megabytes. A row kept a state per fragment (256 MB for this message, in
+// the one event of its SEND) and each acknowledgement walked them all, so that the limit
+// stopped nothing for minutes.
+func TestTheEventLimitBoundsTheWorkOfAHugelyFragmentedMessage(t *testing.T) {
+	cfg := fragmentedConfig(model.MaxMessageBytes)
+	cfg.MaxEvents = 1000
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res, err := Run(cfg, 1)
+	runtime.ReadMemStats(&after)
+	require.NoError(t, err)
+	assert.Equal(t, sim.EventLimit, res.StopReason)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(32<<20), "bytes allocated by 1,000 events")
 }
