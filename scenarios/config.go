@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/sbsim/sbsim/model"
@@ -426,28 +427,33 @@ func (w *Workload) canDeliver(cat *model.Catalog) error {
 		return fmt.Errorf("To: service %q does not accept contract %q (ENT-3): every dialog would be refused with an error",
 			w.To, contractName)
 	}
-	sends := []struct {
-		field, name string
-		initiator   bool
-		used        bool
-	}{{"MessageType", w.MessageType, true, w.Messages > 0}, {"ReplyType", w.ReplyType, false, w.Messages > 0 && w.Replies}}
-	for _, s := range sends {
-		mt, _ := cat.MessageType(orDefault(s.name, model.MessageTypeDefault))
-		i := slices.IndexFunc(cat.Contracts[contract].Messages, func(m model.ContractMessageInfo) bool { return m.MessageType == mt })
-		side, other := "initiator", "target"
-		if !s.initiator {
-			side, other = other, side
+	if w.Messages == 0 {
+		return nil
+	}
+	if err := mayContractSend(cat, contract, w.MessageType, model.SentByInitiator); err != nil {
+		return fmt.Errorf("MessageType: %w", err)
+	}
+	if w.Replies {
+		if err := mayContractSend(cat, contract, w.ReplyType, model.SentByTarget); err != nil {
+			return fmt.Errorf("ReplyType: %w", err)
 		}
-		switch {
-		case !s.used:
-		case i < 0:
-			return fmt.Errorf("%s: contract %q does not name message type %q (DLG-16): every SEND would fail",
-				s.field, contractName, orDefault(s.name, model.MessageTypeDefault))
-		case cat.Contracts[contract].Messages[i].SentBy != model.SentByAny &&
-			(cat.Contracts[contract].Messages[i].SentBy == model.SentByInitiator) != s.initiator:
-			return fmt.Errorf("%s: contract %q lets only the %s send %q, not the %s (DLG-16): every SEND would fail",
-				s.field, contractName, other, orDefault(s.name, model.MessageTypeDefault), side)
-		}
+	}
+	return nil
+}
+
+// mayContractSend reports why the contract does not let side (SentByInitiator or
+// SentByTarget) SEND the message type called name (default DEFAULT), nil when it does.
+func mayContractSend(cat *model.Catalog, contract model.ContractID, name string, side model.SentBy) error {
+	name = orDefault(name, model.MessageTypeDefault)
+	mt, _ := cat.MessageType(name)
+	c := cat.Contracts[contract]
+	i := slices.IndexFunc(c.Messages, func(m model.ContractMessageInfo) bool { return m.MessageType == mt })
+	switch {
+	case i < 0:
+		return fmt.Errorf("contract %q does not name message type %q (DLG-16): every SEND would fail", c.Name, name)
+	case c.Messages[i].SentBy != model.SentByAny && c.Messages[i].SentBy != side:
+		return fmt.Errorf("contract %q lets only the %s send %q, not the %s (DLG-16): every SEND would fail",
+			c.Name, strings.ToLower(c.Messages[i].SentBy.String()), name, strings.ToLower(side.String()))
 	}
 	return nil
 }
