@@ -74,3 +74,20 @@ func TestTheLongestDelaysDoNotOverflowTheClock(t *testing.T) {
 		assert.EqualError(t, err, `scenario "two instances": `+tt.want, tt.name)
 	}
 }
+
+// FND-17: the world of the issue, `latency: 2562047h`, built without Validate (which now
+// refuses it), stops with the engine's error where it used to panic with "event scheduled
+// at -2562047h46m37.709551616s".
+func TestAnOverflowingLinkStopsWithAnErrorNotAPanic(t *testing.T) {
+	link := faulty.Config{LatencyFixed: 2562047 * time.Hour}
+	cfg := twoInstances(faulty.PairConfig{AToB: link, BToA: link}, Workload{Name: "w", Dialogs: 2, Messages: 2, Size: FixedSize(1000)})
+	cat, err := model.Compile(cfg.Instances)
+	require.NoError(t, err)
+	w, err := build(&cfg, cat, 1)
+	require.NoError(t, err)
+	var reason sim.StopReason
+	require.NotPanics(t, func() { reason = w.e.Run(sim.Limits{}) })
+	assert.Equal(t, sim.Stopped, reason)
+	require.Error(t, w.e.Err())
+	assert.Contains(t, w.e.Err().Error(), "a negative time: a sum of delays overflowed")
+}
