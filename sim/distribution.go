@@ -140,8 +140,8 @@ func (d Distribution) String() string {
 
 // Sample draws one duration from d with the stream r. It never returns a negative duration
 // nor one above MaxDelay, where a draw of a shape without bound (exponential, normal,
-// lognormal) is clamped, and it never allocates. A Constant draws nothing from r, so switching a delay between
-// constant and random shifts only the stream it draws from.
+// lognormal) is clamped, and it never allocates. A Constant draws nothing from r, so
+// switching a delay between constant and random shifts only the stream it draws from.
 func (d Distribution) Sample(r *rand.Rand) time.Duration {
 	if r == nil {
 		panic("sim: Distribution.Sample with a nil stream would use the global random source")
