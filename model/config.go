@@ -41,6 +41,9 @@ type Config struct {
 	StarvationAgingOff  bool
 }
 
+// MaxWindow bounds ReceiveWindow, SendWindow and BlockFragmentsMax.
+const MaxWindow = 1 << 16
+
 // DefaultConfig returns the specification's proposed defaults.
 func DefaultConfig() Config {
 	return Config{
@@ -105,6 +108,13 @@ func (c Config) Validate() error {
 	for _, f := range ints {
 		if f.v < 0 {
 			return fmt.Errorf("broker config: %s %d is negative", f.name, f.v)
+		}
+	}
+	// One acknowledgement, retry or block walks a window: bounding them bounds the work of
+	// one event, so that the event limit bounds a run's.
+	for _, f := range ints {
+		if f.v > MaxWindow && (f.name == "ReceiveWindow" || f.name == "SendWindow" || f.name == "BlockFragmentsMax") {
+			return fmt.Errorf("broker config: %s %d is above %d: one event walks the window", f.name, f.v, MaxWindow)
 		}
 	}
 	durs := []struct {

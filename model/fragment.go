@@ -38,7 +38,7 @@ const Unsequenced SequenceNumber = -1
 
 // Ack acknowledges fragments of one direction of a dialog (PROTO-8, G-20): every fragment
 // before (Sequence, Fragment) in (message, fragment) order, and the out-of-order fragments
-// listed in Selective.
+// listed in Selective, in that order too (the sender walks them beside its own).
 type Ack struct {
 	Valid        bool
 	Conversation ConversationID
@@ -53,19 +53,6 @@ type Ack struct {
 type FragmentRange struct {
 	Sequence SequenceNumber
 	From, To int32
-}
-
-// covers reports whether the ack acknowledges fragment f of message seq.
-func (a *Ack) covers(seq SequenceNumber, f int32) bool {
-	if seq < a.Sequence || (seq == a.Sequence && f < a.Fragment) {
-		return true
-	}
-	for _, r := range a.Selective {
-		if r.Sequence == seq && f >= r.From && f < r.To {
-			return true
-		}
-	}
-	return false
 }
 
 // Packet is what a broker hands to the link towards another instance: a block of fragments

@@ -1,7 +1,7 @@
 package model
 
 import (
-	"math/bits"
+	"cmp"
 	"slices"
 	"time"
 )
@@ -29,40 +29,63 @@ type partialMessage struct {
 	errorCode int32
 	count     int32
 	got       int32
-	have      []uint64 // one bit per fragment; nil for a one-fragment message
+	// held are the fragments held, as ranges [from, to) in order, neither overlapping nor
+	// touching; nil for a one-fragment message. A gap between two is a fragment sent and not
+	// acknowledged, so there are at most SendWindow of them: storing a fragment, the prefix
+	// and the acknowledgement cost that much, never the message's length in fragments.
+	held []fragmentSpan
+}
+
+// fragmentSpan is the fragments [from, to) of one message.
+type fragmentSpan struct{ from, to int32 }
+
+// span returns the index of the first held range that ends at or after fragment f.
+func (m *partialMessage) span(f int32) int {
+	i, _ := slices.BinarySearchFunc(m.held, f, func(s fragmentSpan, f int32) int { return cmp.Compare(s.to, f) })
+	return i
 }
 
 func (m *partialMessage) has(f int32) bool {
-	if m.have == nil {
+	if m.count == 1 {
 		return m.got > 0
 	}
-	return m.have[f/64]&(1<<(f%64)) != 0
+	i := m.span(f + 1)
+	return i < len(m.held) && m.held[i].from <= f
 }
 
+// set stores fragment f, which has does not hold: it extends the range that ends at f or
+// starts after it, joins two, or starts a range of its own.
 func (m *partialMessage) set(f int32) {
-	if m.have != nil {
-		m.have[f/64] |= 1 << (f % 64)
-	}
 	m.got++
+	if m.count == 1 {
+		return
+	}
+	i := m.span(f)
+	switch {
+	case i < len(m.held) && m.held[i].to == f:
+		m.held[i].to = f + 1
+		if i+1 < len(m.held) && m.held[i+1].from == f+1 {
+			m.held[i].to = m.held[i+1].to
+			m.held = slices.Delete(m.held, i+1, i+2)
+		}
+	case i < len(m.held) && m.held[i].from == f+1:
+		m.held[i].from = f
+	default:
+		m.held = slices.Insert(m.held, i, fragmentSpan{f, f + 1})
+	}
 }
 
 func (m *partialMessage) complete() bool { return m.got == m.count }
 
 // prefix returns how many fragments from 0 are held without a gap.
 func (m *partialMessage) prefix() int32 {
-	if m.have == nil {
+	switch {
+	case m.count == 1:
 		return m.got
+	case len(m.held) > 0 && m.held[0].from == 0:
+		return m.held[0].to
 	}
-	n := int32(0)
-	for _, w := range m.have {
-		if w == ^uint64(0) {
-			n += 64
-			continue
-		}
-		n += int32(bits.TrailingZeros64(^w))
-		break
-	}
-	return min(n, m.count)
+	return 0
 }
 
 func (in *inbound) heldFragments() int {
@@ -84,9 +107,6 @@ func (in *inbound) find(f *Fragment) *partialMessage {
 	if !found {
 		m := partialMessage{seq: f.Sequence, msgType: f.MessageType, bytes: f.MessageBytes, sentAt: f.SentAt, txAt: f.TransmittedAt,
 			errorCode: f.ErrorCode, count: f.Count}
-		if f.Count > 1 {
-			m.have = make([]uint64, (f.Count+63)/64)
-		}
 		in.pending = slices.Insert(in.pending, i, m)
 	}
 	return &in.pending[i]
@@ -106,17 +126,16 @@ func (ep *endpoint) ackFor() Ack {
 		if m.seq == ep.receiveSeq {
 			start = ep.receiveFrag
 		}
-		for f := start; f < m.count; {
-			if !m.has(f) {
-				f++
-				continue
+		if m.count == 1 {
+			if m.got > 0 && start == 0 {
+				a.Selective = append(a.Selective, FragmentRange{Sequence: m.seq, From: 0, To: 1})
 			}
-			end := f + 1
-			for end < m.count && m.has(end) {
-				end++
+			continue
+		}
+		for _, s := range m.held {
+			if s.to > start {
+				a.Selective = append(a.Selective, FragmentRange{Sequence: m.seq, From: max(s.from, start), To: s.to})
 			}
-			a.Selective = append(a.Selective, FragmentRange{Sequence: m.seq, From: f, To: end})
-			f = end
 		}
 	}
 	return a

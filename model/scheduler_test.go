@@ -17,9 +17,9 @@ import (
 )
 
 // referenceChoice is the plainly correct slow scheduler: it lists every due fragment of
-// every dialog towards peer, straight from the transmission queue rows, and sorts them by
-// the rule of G-11 as documented on scheduler. It returns the dialog and the (sequence,
-// fragment) that should go next.
+// every dialog towards peer, straight from the transmission queue rows and the fragments in
+// flight, and sorts them by the rule of G-11 as documented on scheduler. It returns the
+// dialog and the (sequence, fragment) that should go next.
 func referenceChoice(b *Broker, now time.Duration, peer InstanceID) (*endpoint, SequenceNumber, int32) {
 	type due struct {
 		ep    *endpoint
@@ -33,28 +33,21 @@ func referenceChoice(b *Broker, now time.Duration, peer InstanceID) (*endpoint, 
 			continue
 		}
 		o := ep.out
-		firstUnsent := true
+		for _, u := range o.unacked {
+			if u.resend {
+				all = append(all, due{ep, u.seq, u.f, u.sentAt + b.cfg.retryInterval(u.retries)})
+			}
+		}
 		for i := o.head; i < len(o.rows); i++ {
 			r := &o.rows[i]
-			if r.removed {
+			if r.removed || r.nextUnsent == r.count {
 				continue
 			}
-			for f := int32(0); f < r.count; f++ {
-				st := r.frag(f)
-				switch {
-				case st.acked:
-				case f < r.nextUnsent:
-					if st.resend {
-						all = append(all, due{ep, r.seq, f, st.sentAt + b.cfg.retryInterval(st.retries)})
-					}
-				case firstUnsent:
-					firstUnsent = false
-					if o.inFlight < b.cfg.SendWindow &&
-						(r.seq <= o.ackedSeq+SequenceNumber(b.cfg.ReceiveWindow) || r.msgType == ErrorMessageType) {
-						all = append(all, due{ep, r.seq, f, r.enqueued})
-					}
-				}
+			if len(o.unacked) < b.cfg.SendWindow &&
+				(r.seq <= o.ackedSeq+SequenceNumber(b.cfg.ReceiveWindow) || r.msgType == ErrorMessageType) {
+				all = append(all, due{ep, r.seq, r.nextUnsent, r.enqueued})
 			}
+			break
 		}
 	}
 	if len(all) == 0 {

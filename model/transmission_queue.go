@@ -2,19 +2,29 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
 // outbound is an endpoint's share of its database's transmission queue: the messages it sent
 // that are not yet acknowledged (TXQ-1, PROTO-9), with the transmission state of each
-// fragment (the transmission object's unacked set and retry timers, TXQ-6).
+// fragment in flight (the transmission object's unacked set and retry timers, TXQ-6).
 type outbound struct {
 	// rows are in sequence order; rows[:head] are gone.
 	// Invariant: rows[i].seq == rows[head].seq + (i - head) for every i >= head.
 	rows []txqRow
 	head int
-	// inFlight counts fragments sent and not yet acknowledged; it is at most SendWindow.
-	inFlight int
+	// unacked are the fragments sent and not yet acknowledged, with their retry state, in
+	// (sequence, fragment) order, since a fragment is first sent in that order; there are
+	// at most SendWindow. A fragment before a row's nextUnsent and not here is acknowledged.
+	// Acknowledgements, retries and the search for a fragment to send again walk them, not
+	// every fragment of every row, and a row keeps no state per fragment: what they cost,
+	// in time and memory, does not grow with the fragments of a message.
+	unacked []inFlight
+	// sentTo is the (sequence, fragment) just after the last fragment first sent, or the
+	// next message's fragment 0 after a message's last: an acknowledgement never covers
+	// anything from it on.
+	sentTo fragmentRef
 	// resend counts fragments whose retry time-out expired and that wait to go again.
 	resend int
 	// retryAt is when the endpoint's pending retry timer fires, zero when none is. A timer
@@ -37,6 +47,47 @@ type outbound struct {
 	ackedSeq SequenceNumber
 }
 
+// fragmentRef names fragment f of message seq.
+type fragmentRef struct {
+	seq SequenceNumber
+	f   int32
+}
+
+// before reports whether x comes before y in (sequence, fragment) order.
+func (x fragmentRef) before(y fragmentRef) bool {
+	return x.seq < y.seq || (x.seq == y.seq && x.f < y.f)
+}
+
+// inFlight is the transmission state of fragment f of message seq, sent and not yet
+// acknowledged.
+type inFlight struct {
+	fragmentRef
+	sentAt  time.Duration
+	retries uint8
+	// resend is set when its back-off expired: it waits to go again.
+	resend bool
+}
+
+// due is when the fragment's back-off expires.
+func (u *inFlight) due(c *Config) time.Duration { return u.sentAt + c.retryInterval(u.retries) }
+
+// row returns the live row of message seq, which holds a fragment in unacked.
+func (o *outbound) row(seq SequenceNumber) *txqRow {
+	return &o.rows[o.head+int(seq-o.rows[o.head].seq)]
+}
+
+// liveRow returns the row of message seq, nil when it is not queued.
+func (o *outbound) liveRow(seq SequenceNumber) *txqRow {
+	if o.empty() {
+		return nil
+	}
+	i := int64(seq-o.rows[o.head].seq) + int64(o.head)
+	if i < int64(o.head) || i >= int64(len(o.rows)) || o.rows[i].removed {
+		return nil
+	}
+	return &o.rows[i]
+}
+
 // txqRow is one message in the transmission queue (ENT-7).
 type txqRow struct {
 	seq       SequenceNumber
@@ -51,23 +102,6 @@ type txqRow struct {
 	// nextUnsent is the first fragment never sent; fragments before it went at least once.
 	nextUnsent int32
 	removed    bool
-	one        fragState   // the fragment of a one-fragment message
-	frags      []fragState // the fragments of a larger one
-}
-
-// fragState is the transmission state of one fragment.
-type fragState struct {
-	sentAt  time.Duration
-	retries uint8
-	acked   bool
-	resend  bool
-}
-
-func (r *txqRow) frag(i int32) *fragState {
-	if r.frags == nil {
-		return &r.one
-	}
-	return &r.frags[i]
 }
 
 // TransmissionStatus explains why a row is still in the transmission queue (TXQ-5).
@@ -151,9 +185,6 @@ func (b *Broker) queueRow(now time.Duration, ep *endpoint, mt MessageTypeID, byt
 	checkRowQueued(now, ep, seq)
 	r := txqRow{seq: seq, msgType: mt, bytes: bytes, enqueued: now, errorCode: errorCode,
 		count: fragmentCount(bytes, b.cfg.FragmentSize)}
-	if r.count > 1 {
-		r.frags = make([]fragState, r.count)
-	}
 	if len(o.rows) == cap(o.rows) && o.head > 0 {
 		// Reuse the room the acknowledged rows left rather than growing the slice.
 		n := copy(o.rows, o.rows[o.head:])
@@ -184,7 +215,7 @@ func (b *Broker) dropRows(now time.Duration, ep *endpoint, reason Reason) {
 	}
 	o.trimHead()
 	checkShare(now, ep)
-	o.inFlight, o.resend = 0, 0
+	o.unacked, o.resend = nil, 0
 	b.makeReady(ep) // nothing is left to send: out of the scheduler
 }
 
@@ -193,7 +224,6 @@ func (b *Broker) removeRow(now time.Duration, ep *endpoint, r *txqRow, reason Re
 	db := b.dbs[b.cat.Services[ep.service].Database]
 	checkRowRemoved(now, ep, r, reason, db.txqRows)
 	r.removed = true
-	r.frags = nil
 	ep.out.live--
 	db.txqRows--
 	b.trace(TraceRecord{At: now, Kind: TraceRowRemoved, Conversation: ep.conv, FromInitiator: ep.isInitiator,
@@ -221,6 +251,23 @@ func checkRowRemoved(now time.Duration, ep *endpoint, r *txqRow, reason Reason, 
 	case reason == ReasonAcked && r.acked != r.count:
 		bug("endpoint %v: row %d removed as acknowledged with %d of %d fragments acknowledged at t=%v",
 			ep.handle, r.seq, r.acked, r.count, now)
+	}
+}
+
+// checkAckCovers is the other half of sending fragments in order: an acknowledgement covers
+// no fragment of a row still queued that was never sent (PROTO-9). The fragments first sent
+// are those before sentTo.
+func checkAckCovers(now time.Duration, ep *endpoint, a *Ack) {
+	o := ep.out
+	if r := o.liveRow(o.sentTo.seq); r != nil && o.sentTo.before(fragmentRef{a.Sequence, a.Fragment}) {
+		bug("endpoint %v: ack up to fragment %d of message %d, but fragment %d of message %d was never sent, at t=%v",
+			ep.handle, a.Fragment, a.Sequence, o.sentTo.f, o.sentTo.seq, now)
+	}
+	for _, s := range a.Selective {
+		if r := o.liveRow(s.Sequence); r != nil && s.To > r.nextUnsent {
+			bug("endpoint %v: ack for fragments %d..%d of message %d, but fragment %d was never sent, at t=%v",
+				ep.handle, s.From, s.To-1, s.Sequence, r.nextUnsent, now)
+		}
 	}
 }
 
@@ -256,33 +303,31 @@ func (b *Broker) nextFragment(ep *endpoint) (r *txqRow, f int32, since time.Dura
 	if o == nil {
 		return nil, 0, 0, false
 	}
+	if o.resend > 0 {
+		for i := range o.unacked {
+			if u := &o.unacked[i]; u.resend {
+				due := u.due(&b.cfg)
+				if !ok {
+					r, f, since, ok = o.row(u.seq), u.f, due, true
+				} else {
+					since = min(since, due)
+				}
+			}
+		}
+	}
 	for i := o.head; i < len(o.rows); i++ {
 		row := &o.rows[i]
-		if row.removed {
+		if row.removed || row.nextUnsent == row.count {
 			continue
 		}
-		if o.resend > 0 {
-			for k := int32(0); k < row.nextUnsent; k++ {
-				if st := row.frag(k); st.resend {
-					due := st.sentAt + b.cfg.retryInterval(st.retries)
-					if !ok {
-						r, f, since, ok = row, k, due, true
-					} else {
-						since = min(since, due)
-					}
-				}
+		if len(o.unacked) < b.cfg.SendWindow && !b.beyondReceiveWindow(o, row) {
+			if !ok {
+				r, f, since, ok = row, row.nextUnsent, row.enqueued, true
+			} else {
+				since = min(since, row.enqueued)
 			}
 		}
-		if row.nextUnsent < row.count {
-			if o.inFlight < b.cfg.SendWindow && !b.beyondReceiveWindow(o, row) {
-				if !ok {
-					r, f, since, ok = row, row.nextUnsent, row.enqueued, true
-				} else {
-					since = min(since, row.enqueued)
-				}
-			}
-			break // later rows are younger and wait behind this one
-		}
+		break // later rows are younger and wait behind this one
 	}
 	return r, f, since, ok
 }
@@ -299,20 +344,43 @@ func (b *Broker) sendNext(now time.Duration, ep *endpoint) bool {
 // sendFragment sends fragment f of row r, which nextFragment chose.
 func (b *Broker) sendFragment(now time.Duration, ep *endpoint, r *txqRow, f int32) {
 	o := ep.out
-	st := r.frag(f)
+	var u *inFlight
 	if f < r.nextUnsent {
-		st.resend = false
+		u = o.sentAgain(fragmentRef{r.seq, f})
+		u.resend = false
 		o.resend--
-		if st.retries < maxRetries {
-			st.retries++
+		if u.retries < maxRetries {
+			u.retries++
 		}
 		b.counters.FragmentsRetransmitted++
 	} else {
 		r.nextUnsent = f + 1
-		o.inFlight++
+		o.unacked = append(o.unacked, inFlight{fragmentRef: fragmentRef{r.seq, f}})
+		u = &o.unacked[len(o.unacked)-1]
+		o.sentTo = fragmentRef{r.seq, f + 1}
+		if f+1 == r.count {
+			o.sentTo = fragmentRef{r.seq + 1, 0}
+		}
 	}
-	st.sentAt = now
-	b.emitFragment(now, ep, r, f, st.retries > 0)
+	u.sentAt = now
+	b.emitFragment(now, ep, r, f, u.retries)
+}
+
+// sentAgain returns the fragment in flight that nextFragment chose to send again.
+func (o *outbound) sentAgain(x fragmentRef) *inFlight {
+	i, found := slices.BinarySearchFunc(o.unacked, x, func(u inFlight, x fragmentRef) int {
+		if u.before(x) {
+			return -1
+		}
+		if x.before(u.fragmentRef) {
+			return 1
+		}
+		return 0
+	})
+	if !found || !o.unacked[i].resend {
+		panic(fmt.Sprintf("model: fragment %d of message %d sent again, but it does not wait to go again", x.f, x.seq))
+	}
+	return &o.unacked[i]
 }
 
 // idleCapacity is the most room an endpoint keeps in its buffers once they are empty.
@@ -331,7 +399,7 @@ func (b *Broker) beyondReceiveWindow(o *outbound, r *txqRow) bool {
 
 // emitFragment adds fragment f of row r to the open block towards the far instance, with an
 // acknowledgement riding on it when the endpoint owes one.
-func (b *Broker) emitFragment(now time.Duration, ep *endpoint, r *txqRow, f int32, retry bool) {
+func (b *Broker) emitFragment(now time.Duration, ep *endpoint, r *txqRow, f int32, retries uint8) {
 	if r.transmitted == 0 {
 		r.transmitted = max(now, 1) // zero means not yet
 	}
@@ -352,9 +420,9 @@ func (b *Broker) emitFragment(now time.Duration, ep *endpoint, r *txqRow, f int3
 	}
 	b.counters.FragmentsSent++
 	b.trace(TraceRecord{At: now, Kind: TraceFragmentSent, Peer: ep.farInstance, Conversation: ep.conv,
-		FromInitiator: ep.isInitiator, Sequence: r.seq, Fragment: f, Retry: retry})
+		FromInitiator: ep.isInitiator, Sequence: r.seq, Fragment: f, Retry: retries > 0})
 	b.addToBlock(ep.farInstance, frag)
-	b.armRetry(ep, now+b.cfg.retryInterval(r.frag(f).retries))
+	b.armRetry(ep, now+b.cfg.retryInterval(retries))
 }
 
 // armRetry makes sure the endpoint's retry timer fires by due: a fragment just sent must not
@@ -375,23 +443,17 @@ func (b *Broker) retry(now time.Duration, ep *endpoint) {
 	}
 	o.retryAt = 0
 	next := time.Duration(-1)
-	for i := o.head; i < len(o.rows); i++ {
-		r := &o.rows[i]
-		if r.removed {
+	for i := range o.unacked {
+		u := &o.unacked[i]
+		if u.resend {
 			continue
 		}
-		for f := int32(0); f < r.nextUnsent; f++ {
-			st := r.frag(f)
-			if st.acked || st.resend {
-				continue
-			}
-			due := st.sentAt + b.cfg.retryInterval(st.retries)
-			if due <= now {
-				st.resend = true
-				o.resend++
-			} else if next < 0 || due < next {
-				next = due
-			}
+		due := u.due(&b.cfg)
+		if due <= now {
+			u.resend = true
+			o.resend++
+		} else if next < 0 || due < next {
+			next = due
 		}
 	}
 	if o.resend > 0 {
@@ -410,34 +472,32 @@ func (b *Broker) applyAck(now time.Duration, ep *endpoint, a *Ack) {
 		return
 	}
 	o.ackedSeq = max(o.ackedSeq, a.Sequence)
-	for i := o.head; i < len(o.rows); i++ {
-		r := &o.rows[i]
-		if r.removed {
+	checkAckCovers(now, ep, a)
+	// One walk of the unacked fragments beside the selective ranges, both in (sequence,
+	// fragment) order: the cost is theirs, not that of the fragments acknowledged before.
+	cumulative, ranges := fragmentRef{a.Sequence, a.Fragment}, a.Selective
+	kept := o.unacked[:0]
+	for _, u := range o.unacked {
+		for len(ranges) > 0 && (ranges[0].Sequence < u.seq || (ranges[0].Sequence == u.seq && ranges[0].To <= u.f)) {
+			ranges = ranges[1:]
+		}
+		if !u.before(cumulative) && (len(ranges) == 0 || ranges[0].Sequence != u.seq || ranges[0].From > u.f) {
+			kept = append(kept, u)
 			continue
 		}
-		if r.nextUnsent == 0 || (r.seq > a.Sequence && len(a.Selective) == 0) {
-			break // nothing from here on was sent, or the ack covers nothing from here on
-		}
-		for f := int32(0); f < r.count; f++ {
-			st := r.frag(f)
-			if st.acked || !a.covers(r.seq, f) {
-				continue
-			}
-			if f >= r.nextUnsent {
-				panic(fmt.Sprintf("model: endpoint %v: ack for fragment %d of message %d, never sent, at t=%v",
-					ep.handle, f, r.seq, now))
-			}
-			st.acked = true
-			r.acked++
-			o.inFlight--
-			if st.resend {
-				st.resend = false
-				o.resend--
-			}
+		r := o.row(u.seq)
+		r.acked++
+		if u.resend {
+			o.resend--
 		}
 		if r.acked == r.count {
 			b.removeRow(now, ep, r, ReasonAcked)
 		}
+	}
+	clear(o.unacked[len(kept):])
+	o.unacked = kept
+	if len(o.unacked) == 0 && cap(o.unacked) > idleCapacity {
+		o.unacked = nil // an idle endpoint does not keep the room of its last window
 	}
 	o.trimHead()
 	checkShare(now, ep)

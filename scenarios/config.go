@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/sbsim/sbsim/model"
@@ -199,9 +200,17 @@ func (c *Config) Validate(cat *model.Catalog) error {
 		}
 		seenLinks[[2]string{l.A, l.B}] = true
 	}
-	for i := range c.Workloads {
+	workloadOf := map[string]int{}
+	for i, w := range c.Workloads {
+		if w.Name == "" {
+			return fmt.Errorf("workload %d: Name is empty: results and expectations name workloads", i)
+		}
+		if first, dup := workloadOf[w.Name]; dup {
+			return fmt.Errorf("workload %d (%s): Name is also workload %d's", i, w.Name, first)
+		}
+		workloadOf[w.Name] = i
 		if err := c.Workloads[i].validate(cat); err != nil {
-			return fmt.Errorf("workload %d (%s): %w", i, c.Workloads[i].Name, err)
+			return fmt.Errorf("workload %d (%s): %w", i, w.Name, err)
 		}
 	}
 	readerOf := map[model.QueueID]int{}
@@ -238,6 +247,9 @@ func (c *Config) Validate(cat *model.Catalog) error {
 		}
 	}
 	if err := c.validateActivation(cat); err != nil {
+		return err
+	}
+	if err := c.validateDelays(); err != nil {
 		return err
 	}
 	if c.SampleInterval < 0 {
@@ -306,6 +318,9 @@ func (w *Workload) validate(cat *model.Catalog) error {
 	if _, ok := cat.Contract(orDefault(w.Contract, model.ContractDefault)); !ok {
 		return fmt.Errorf("Contract: contract %q does not exist", w.Contract)
 	}
+	if err := w.canDeliver(cat); err != nil {
+		return err
+	}
 	switch {
 	case w.Dialogs < 0:
 		return fmt.Errorf("Dialogs %d is negative", w.Dialogs)
@@ -326,6 +341,59 @@ func (w *Workload) validate(cat *model.Catalog) error {
 	}
 	if w.Size.Max > model.MaxMessageBytes || w.Size.Mean > model.MaxMessageBytes {
 		return fmt.Errorf("Size: above the %d-byte cap", model.MaxMessageBytes)
+	}
+	return nil
+}
+
+// canDeliver checks that the catalog lets the workload's dialogs deliver: the contract is
+// defined where BEGIN DIALOG runs, the target service accepts it (ENT-3), and it lets the
+// initiator SEND the message type and the target the reply type (DLG-16). A workload the
+// catalog refuses would fail every statement and deliver nothing; one of no dialogs tries
+// nothing.
+func (w *Workload) canDeliver(cat *model.Catalog) error {
+	if w.Dialogs == 0 {
+		return nil
+	}
+	from, _ := cat.Service(w.From)
+	to, _ := cat.Service(w.To)
+	contractName := orDefault(w.Contract, model.ContractDefault)
+	contract, _ := cat.Contract(contractName)
+	db := cat.Services[from].Database
+	if !slices.Contains(cat.Databases[db].Contracts, contract) {
+		return fmt.Errorf("Contract: contract %q is not defined in database %q of service %q: every BEGIN DIALOG would fail",
+			contractName, cat.Databases[db].Name, w.From)
+	}
+	if !slices.Contains(cat.Services[to].Contracts, contract) {
+		return fmt.Errorf("To: service %q does not accept contract %q (ENT-3): every dialog would be refused with an error",
+			w.To, contractName)
+	}
+	if w.Messages == 0 {
+		return nil
+	}
+	if err := mayContractSend(cat, contract, w.MessageType, model.SentByInitiator); err != nil {
+		return fmt.Errorf("MessageType: %w", err)
+	}
+	if w.Replies {
+		if err := mayContractSend(cat, contract, w.ReplyType, model.SentByTarget); err != nil {
+			return fmt.Errorf("ReplyType: %w", err)
+		}
+	}
+	return nil
+}
+
+// mayContractSend reports why the contract does not let side (SentByInitiator or
+// SentByTarget) SEND the message type called name (default DEFAULT), nil when it does.
+func mayContractSend(cat *model.Catalog, contract model.ContractID, name string, side model.SentBy) error {
+	name = orDefault(name, model.MessageTypeDefault)
+	mt, _ := cat.MessageType(name)
+	c := cat.Contracts[contract]
+	i := slices.IndexFunc(c.Messages, func(m model.ContractMessageInfo) bool { return m.MessageType == mt })
+	switch {
+	case i < 0:
+		return fmt.Errorf("contract %q does not name message type %q (DLG-16): every SEND would fail", c.Name, name)
+	case c.Messages[i].SentBy != model.SentByAny && c.Messages[i].SentBy != side:
+		return fmt.Errorf("contract %q lets only the %s send %q, not the %s (DLG-16): every SEND would fail",
+			c.Name, strings.ToLower(c.Messages[i].SentBy.String()), name, strings.ToLower(side.String()))
 	}
 	return nil
 }

@@ -230,7 +230,9 @@ func (s *session) gotRows(rows []model.ReceivedMessage, err error) {
 	s.batch = rows
 	busy := time.Duration(0)
 	for range rows {
-		busy += s.r.cfg.ProcessingTime.Sample(s.rng)
+		// Each draw is at most sim.MaxDelay; so is their sum, so that a batch of long ones
+		// cannot overflow the clock.
+		busy = min(busy+s.r.cfg.ProcessingTime.Sample(s.rng), sim.MaxDelay)
 	}
 	s.r.stats.Busy += busy
 	s.phase = phaseProcessing

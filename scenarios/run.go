@@ -23,6 +23,11 @@ func Run(cfg Config, seed uint64) (*Result, error) {
 		return nil, fmt.Errorf("scenario %q: %w", cfg.Name, err)
 	}
 	reason := w.run()
+	if err := w.e.Err(); err != nil {
+		// Validate bounds every delay so that this cannot happen; if it does, the run says
+		// so rather than report on a world whose clock broke.
+		return nil, fmt.Errorf("scenario %q, seed %d: %w", cfg.Name, seed, err)
+	}
 	if w.checker != nil && w.violation == nil && reason == sim.Drained {
 		// Nothing is left to happen: every fault has healed and every timer has fired, so
 		// everything sent must have arrived (INV-12).

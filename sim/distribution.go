@@ -79,8 +79,17 @@ func LogNormalMean(mean, stdDev time.Duration) Distribution {
 	return Distribution{Kind: LogNormal, Mean: mean, StdDev: stdDev}
 }
 
-// Validate reports the first field that makes d unusable, by name.
+// Validate reports the first field that makes d unusable, by name: negative, inconsistent,
+// or above MaxDelay.
 func (d Distribution) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    time.Duration
+	}{{"mean", d.Mean}, {"stddev", d.StdDev}, {"min", d.Min}, {"max", d.Max}} {
+		if f.v > MaxDelay {
+			return fmt.Errorf("%s distribution: %s %v is above the longest delay, %v", d.Kind, f.name, f.v, MaxDelay)
+		}
+	}
 	switch d.Kind {
 	case Constant, Exponential, Normal, LogNormal:
 		if d.Mean < 0 {
@@ -130,8 +139,9 @@ func (d Distribution) String() string {
 }
 
 // Sample draws one duration from d with the stream r. It never returns a negative duration
-// and never allocates. A Constant draws nothing from r, so switching a delay between
-// constant and random shifts only the stream it draws from.
+// nor one above MaxDelay, where a draw of a shape without bound (exponential, normal,
+// lognormal) is clamped, and it never allocates. A Constant draws nothing from r, so
+// switching a delay between constant and random shifts only the stream it draws from.
 func (d Distribution) Sample(r *rand.Rand) time.Duration {
 	if r == nil {
 		panic("sim: Distribution.Sample with a nil stream would use the global random source")
@@ -139,14 +149,14 @@ func (d Distribution) Sample(r *rand.Rand) time.Duration {
 	var x float64
 	switch d.Kind {
 	case Constant:
-		return d.Mean
+		return min(d.Mean, MaxDelay)
 	// The shapes below write out gonum's formulas (distuv.Uniform, Normal, LogNormal) with an
 	// explicit float64 conversion around each product: Go may fuse a*b+c into one FMA
 	// instruction on arm64 and other platforms, which rounds differently, and a seed must
 	// draw the same numbers on every machine. Exponential, a division, goes through gonum.
 	case Uniform:
 		if d.Max == d.Min {
-			return d.Min
+			return min(d.Min, MaxDelay)
 		}
 		x = float64(r.Float64()*float64(d.Max-d.Min)) + float64(d.Min)
 	case Exponential:
@@ -171,8 +181,8 @@ func (d Distribution) Sample(r *rand.Rand) time.Duration {
 	if x <= 0 {
 		return 0
 	}
-	if x >= math.MaxInt64 {
-		return math.MaxInt64
+	if x >= float64(MaxDelay) {
+		return MaxDelay
 	}
 	return time.Duration(x)
 }

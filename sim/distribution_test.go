@@ -70,11 +70,31 @@ func TestDistributionValidateNamesTheField(t *testing.T) {
 		{UniformBetween(2*time.Second, time.Second), "uniform distribution: max 1s is below min 2s"},
 		{LogNormalMean(0, time.Second), "lognormal distribution: mean must be positive when stddev is"},
 		{Distribution{Kind: 99}, "distribution kind 99 is unknown"},
+		{Fixed(MaxDelay + 1), "constant distribution: mean 87600h0m0.000000001s is above the longest delay, 87600h0m0s"},
+		{NormalMean(time.Millisecond, 2000000*time.Hour), "normal distribution: stddev 2000000h0m0s is above the longest delay, 87600h0m0s"},
+		{UniformBetween(0, math.MaxInt64), "uniform distribution: max 2562047h47m16.854775807s is above the longest delay, 87600h0m0s"},
 	}
 	for _, tt := range tests {
 		assert.EqualError(t, tt.d.Validate(), tt.want, "%#v", tt.d)
 	}
 	assert.NoError(t, Distribution{}.Validate(), "the zero distribution is the constant zero")
+}
+
+// FND-17: no draw is above MaxDelay, however wide the distribution, so that a sum of a few
+// draws and an instant before the horizon cannot overflow.
+func TestSamplesStayAtMostMaxDelay(t *testing.T) {
+	r := newStream(1, "wide")
+	for _, d := range []Distribution{ExponentialMean(MaxDelay), NormalMean(MaxDelay, MaxDelay), LogNormalMean(MaxDelay, MaxDelay),
+		UniformBetween(MaxDelay, MaxDelay), Fixed(MaxDelay), NormalMean(0, math.MaxInt64), Fixed(math.MaxInt64)} {
+		top := time.Duration(0)
+		for range 10000 {
+			x := d.Sample(r)
+			require.GreaterOrEqual(t, x, time.Duration(0), "%v", d)
+			top = max(top, x)
+		}
+		assert.LessOrEqual(t, top, MaxDelay, "%v", d)
+		assert.Greater(t, top, MaxDelay/2, "%v: the clamp leaves the distribution's upper range", d)
+	}
 }
 
 func TestSampleAndBernoulliDoNotAllocate(t *testing.T) {

@@ -7,6 +7,12 @@
 // two events due at the same instant fire in the order they were scheduled. Scheduling in
 // the past panics, and a cancelled event never fires.
 //
+// Time stays finite. A delay a configuration gives should be at most MaxDelay (ten years),
+// and no Distribution draws more; no event fires after Horizon (about 146 years), so that
+// an instant plus a dozen such delays still fits in a time.Duration. A negative instant,
+// the sign of a sum that overflowed anyway, stops the run with an error (Err) instead of a
+// panic.
+//
 // Determinism is the point of the package. An Engine runs on the calling goroutine, reads
 // no wall clock and has no global random source: all randomness comes from the run's seed,
 // split into named streams (Stream) so that adding a stream never changes what another

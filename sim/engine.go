@@ -2,8 +2,19 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
+)
+
+// MaxDelay is the longest delay a configuration may give and a Distribution samples: ten
+// years (87,600 h). Horizon is the last virtual instant at which an event fires, about 146
+// years: an instant before it plus a dozen delays of at most MaxDelay each stays below the
+// largest time.Duration (about 292 years), so that no sum an engine's user forms from
+// validated delays overflows.
+const (
+	MaxDelay = 10 * 365 * 24 * time.Hour
+	Horizon  = time.Duration(math.MaxInt64 / 2)
 )
 
 // A Handler reacts to an event when it fires. arg is the value given to Schedule; it lets
@@ -60,7 +71,8 @@ func (r StopReason) String() string {
 	return fmt.Sprintf("StopReason(%d)", int(r))
 }
 
-// Limits bound one Run. A zero field means no limit of that kind. Both limits are absolute:
+// Limits bound one Run. A zero field means no limit of that kind, but no event fires after
+// Horizon, as if MaxTime were Horizon. Both limits are absolute:
 // MaxTime is a virtual instant and MaxEvents counts every event fired since New, so a run
 // stopped by a limit can be resumed by calling Run again with larger ones.
 type Limits struct {
@@ -92,6 +104,8 @@ type Engine struct {
 	live int
 	// stop is set by Stop and cleared when Run returns.
 	stop bool
+	// err is why the run cannot go on (Err); once set, the engine fires nothing more.
+	err error
 
 	seed    uint64
 	streams map[string]struct{}
@@ -122,7 +136,17 @@ func (e *Engine) Pending() int { return e.live }
 
 // Schedule arranges for h.HandleEvent(arg) to run at virtual time at, which must not be
 // before Now. Events scheduled for the same time fire in the order they were scheduled.
+// An event due after Horizon never fires. A negative time is not a bug of the caller's
+// order but a sum of delays that overflowed: instead of panicking, the engine schedules
+// nothing, records the error (Err) and stops the run.
 func (e *Engine) Schedule(at time.Duration, h Handler, arg uint64) EventID {
+	if at < 0 {
+		if e.err == nil {
+			e.err = fmt.Errorf("sim: event scheduled at %v, a negative time: a sum of delays overflowed at t=%v", at, e.now)
+		}
+		e.stop = true
+		return EventID{}
+	}
 	if at < e.now {
 		panic(fmt.Sprintf("sim: event scheduled at %v, before the current time %v", at, e.now))
 	}
@@ -177,18 +201,29 @@ func (e *Engine) release(s uint32) {
 // Stop asks Run to return Stopped once the current handler returns.
 func (e *Engine) Stop() { e.stop = true }
 
+// Err returns why the engine stopped on its own, nil if it did not: a delay that overflowed
+// virtual time (Schedule). A run that has an error is Stopped and cannot be resumed.
+func (e *Engine) Err() error { return e.err }
+
 // Run fires events in (time, scheduling order) until none is left, a limit is reached or a
 // handler calls Stop, and says which.
 func (e *Engine) Run(l Limits) StopReason {
 	defer func() { e.stop = false }()
+	maxTime := l.MaxTime
+	if maxTime <= 0 || maxTime > Horizon {
+		maxTime = Horizon
+	}
 	for {
+		if e.err != nil {
+			return Stopped
+		}
 		next, ok := e.peek()
 		if !ok {
 			return Drained
 		}
-		if l.MaxTime > 0 && next.at > l.MaxTime {
+		if next.at > maxTime {
 			if e.now < l.MaxTime {
-				e.now = l.MaxTime
+				e.now = min(l.MaxTime, maxTime)
 			}
 			return TimeLimit
 		}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -114,6 +115,39 @@ func TestSchedulingInThePastPanics(t *testing.T) {
 	assert.Panics(t, func() { e.After(-time.Nanosecond, HandlerFunc(func(uint64) {}), 0) })
 	assert.Panics(t, func() { e.Schedule(6*time.Second, nil, 0) })
 	assert.NotPanics(t, func() { e.Schedule(5*time.Second, HandlerFunc(func(uint64) {}), 0) })
+}
+
+// FND-17: a delay that overflows virtual time stops the run with an error that says so,
+// instead of the panic of an event in the past, and nothing fires after it.
+func TestAnOverflowedDelayStopsTheRunWithAnError(t *testing.T) {
+	e := New(1)
+	fired := 0
+	e.Schedule(time.Hour, HandlerFunc(func(uint64) {
+		fired++
+		assert.Equal(t, EventID{}, e.After(math.MaxInt64, HandlerFunc(func(uint64) { fired++ }), 0))
+	}), 0)
+	e.Schedule(2*time.Hour, HandlerFunc(func(uint64) { fired++ }), 0)
+	require.NotPanics(t, func() { assert.Equal(t, Stopped, e.Run(Limits{})) })
+	require.EqualError(t, e.Err(), "sim: event scheduled at -2562046h47m16.854775809s, a negative time: a sum of delays overflowed at t=1h0m0s")
+	assert.Equal(t, 1, fired)
+	assert.Equal(t, Stopped, e.Run(Limits{}), "a run with an error does not resume")
+	assert.Equal(t, 1, fired)
+}
+
+// FND-17: no event fires after the horizon, with or without a time limit; one due after it
+// ends the run as a time limit would, without moving the clock there.
+func TestNoEventFiresAfterTheHorizon(t *testing.T) {
+	for _, limits := range []Limits{{}, {MaxTime: math.MaxInt64}} {
+		e := New(1)
+		fired := 0
+		e.Schedule(Horizon, HandlerFunc(func(uint64) { fired++ }), 0)
+		e.Schedule(Horizon+1, HandlerFunc(func(uint64) { fired++ }), 0)
+		assert.Equal(t, TimeLimit, e.Run(limits), "%+v", limits)
+		assert.Equal(t, 1, fired, "%+v", limits)
+		assert.Equal(t, Horizon, e.Now(), "%+v", limits)
+		assert.NoError(t, e.Err())
+	}
+	assert.Greater(t, time.Duration(math.MaxInt64)-Horizon, 12*MaxDelay, "a dozen delays after the horizon still fit")
 }
 
 // ticker reschedules itself every period, forever.

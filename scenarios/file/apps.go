@@ -18,7 +18,7 @@ func (d *decoder) workloads(top *mapping) []scenarios.Workload {
 	top.list("workloads", "workloads", func(_ int, n *yaml.Node, path string) {
 		m := d.mapping(n, path, "workload")
 		var w scenarios.Workload
-		m.str("name", &w.Name)
+		m.name("name", &w.Name)
 		m.name("from_service", &w.From)
 		m.name("to_service", &w.To)
 		m.str("contract", &w.Contract)
@@ -177,8 +177,13 @@ func (d *decoder) timeline(top *mapping) []scenarios.Change {
 func (d *decoder) checkReferences(f *Scenario, cat *model.Catalog) {
 	cfg := &f.Config
 	d.checkLinks(cfg, cat)
+	workloadOf := map[string]int{}
 	for i, w := range cfg.Workloads {
 		path := index("workloads", i)
+		if first, dup := workloadOf[w.Name]; dup {
+			d.errorf(d.at(join(path, "name")), join(path, "name"), "workload %q is defined twice (first workloads[%d]): expectations and results name workloads", w.Name, first)
+		}
+		workloadOf[w.Name] = i
 		for _, s := range []struct{ key, name string }{{"from_service", w.From}, {"to_service", w.To}} {
 			if _, ok := cat.Service(s.name); !ok {
 				d.notDefined(join(path, s.key), "service", s.name)

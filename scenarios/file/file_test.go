@@ -99,7 +99,7 @@ links:
       latency: 2ms
       jitter: {uniform: [1ms, 3ms]}
 workloads:
-  - {from_service: S, to_service: S, dialogs: 1_000, size: {normal: {mean: 2KB, stddev: 100}},
+  - {name: w, from_service: S, to_service: S, contract: C, message_type: M, dialogs: 1_000, size: {normal: {mean: 2KB, stddev: 100}},
      interarrival: {lognormal: {mean: 1s, stddev: 500ms}}, message_gap: {fixed: 1h30m}}
 limits: {max_events: 1_000_000}
 `))
@@ -198,12 +198,12 @@ var badFiles = []struct {
 		[]string{`bad.yaml:3:11: instances[0].name: want a name or text, got a list`}},
 	{"wrong type: a switch", strings.Replace(base, "{name: Q}", "{name: Q, status: maybe}", 1),
 		[]string{`bad.yaml:6:36: instances[0].databases[0].queues[0].status: want on or off, got "maybe"`}},
-	{"negative rate", base + "workloads: [{from_service: S, to_service: S, interarrival: {exponential: -2s}}]\n",
-		[]string{`bad.yaml:8:74: workloads[0].interarrival.exponential: duration -2s is negative`}},
+	{"negative rate", base + "workloads: [{name: w, from_service: S, to_service: S, interarrival: {exponential: -2s}}]\n",
+		[]string{`bad.yaml:8:83: workloads[0].interarrival.exponential: duration -2s is negative`}},
 	{"negative rollback rate", base + "readers: [{queue: Q, rollback_rate: -0.1}]\n",
 		[]string{`bad.yaml:8:37: readers[0].rollback_rate: probability -0.1 is outside [0, 1]`}},
-	{"duration without a unit", base + "workloads: [{from_service: S, to_service: S, start: 5}]\n",
-		[]string{`bad.yaml:8:53: workloads[0].start: want a duration with a unit, like 250ms or 2s, got "5"`}},
+	{"duration without a unit", base + "workloads: [{name: w, from_service: S, to_service: S, start: 5}]\n",
+		[]string{`bad.yaml:8:62: workloads[0].start: want a duration with a unit, like 250ms or 2s, got "5"`}},
 	{"probability above 1", base + "links: [{between: [A, A], both: {loss: 1.5}}]\n",
 		[]string{`bad.yaml:8:40: links[0].both.loss: probability 1.5 is outside [0, 1]`}},
 	{"level 11", strings.Replace(base, "services:", "broker_priorities: [{name: p, priority_level: 11}]\n        services:", 1),
@@ -228,13 +228,13 @@ var badFiles = []struct {
 		[]string{`bad.yaml:8:49: readers[0].processing_time.uniform: max 1ms is below min 5ms`}},
 	{"a reader on an unknown queue", base + "readers: [{queue: Nope}]\n",
 		[]string{`bad.yaml:8:19: readers[0].queue: queue "Nope": unknown queue`}},
-	{"a workload from an unknown service", base + "workloads: [{from_service: Nope, to_service: S}]\n",
-		[]string{`bad.yaml:8:28: workloads[0].from_service: service "Nope" does not exist`}},
-	{"a workload without its services", base + "workloads: [{dialogs: 1}]\n",
+	{"a workload from an unknown service", base + "workloads: [{name: w, from_service: Nope, to_service: S}]\n",
+		[]string{`bad.yaml:8:37: workloads[0].from_service: service "Nope" does not exist`}},
+	{"a workload without its services", base + "workloads: [{name: w, dialogs: 1}]\n",
 		[]string{`bad.yaml:8:13: workloads[0].from_service: the workload needs a from_service`,
 			`bad.yaml:8:13: workloads[0].to_service: the workload needs a to_service`}},
-	{"messages above the cap", base + "workloads: [{from_service: S, to_service: S, size: 20MB}]\n",
-		[]string{`bad.yaml:8:52: workloads[0].size: messages above the 16777216-byte cap`}},
+	{"messages above the cap", base + "workloads: [{name: w, from_service: S, to_service: S, size: 20MB}]\n",
+		[]string{`bad.yaml:8:61: workloads[0].size: messages above the 16777216-byte cap`}},
 	{"an activation procedure not defined", strings.Replace(base, "{name: Q}", "{name: Q, activation: {procedure_name: P}}", 1),
 		[]string{`bad.yaml:6:57: instances[0].databases[0].queues[0].activation.procedure_name: procedure "P" is not in procedures (defined: none)`}},
 	{"a timeline on an unknown queue", base + "timeline: [{at: 1s, alter_queue: Nope, status: off}]\n",

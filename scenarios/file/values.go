@@ -70,12 +70,16 @@ func (m *mapping) integer(key string, out *int64, lo, hi int64) bool {
 	return true
 }
 
+// rangeMessage says how n misses [lo, hi]: by its sign, or by the bound it passes when the
+// other is no real limit, or by the whole range.
 func rangeMessage(n, lo, hi int64) string {
 	switch {
 	case n < 0 && lo == 0:
 		return fmt.Sprintf("%d is negative", n)
-	case hi >= math.MaxInt32:
+	case hi >= math.MaxInt32 && n < lo:
 		return fmt.Sprintf("%d is below %d", n, lo)
+	case hi >= math.MaxInt32:
+		return fmt.Sprintf("%d is above %d, the most allowed", n, hi)
 	}
 	return fmt.Sprintf("%d is outside %d..%d", n, lo, hi)
 }
@@ -137,13 +141,13 @@ func (m *mapping) onOff(key string, out *bool) bool {
 	return true
 }
 
-// duration decodes a non-negative duration.
+// duration decodes a non-negative duration of at most sim.MaxDelay.
 func (m *mapping) duration(key string, out *time.Duration) bool {
 	v, ok := m.scalar(key, "a duration")
 	if !ok {
 		return false
 	}
-	d, msg := parseDurationValue(v.Value)
+	d, msg := parseDelayValue(v.Value)
 	if msg != "" {
 		m.d.errorf(v, join(m.path, key), "%s", msg)
 		return false
@@ -166,6 +170,17 @@ func parseDurationValue(s string) (int64, string) {
 		return 0, fmt.Sprintf("duration %s is negative", s)
 	}
 	return int64(d), ""
+}
+
+// parseDelayValue reads a duration that the simulation waits for or adds to the clock: at
+// most sim.MaxDelay (ten years), so that no sum of a few of them and an instant of the run
+// can overflow virtual time.
+func parseDelayValue(s string) (int64, string) {
+	d, msg := parseDurationValue(s)
+	if msg == "" && d > int64(sim.MaxDelay) {
+		return 0, fmt.Sprintf("duration %s is above the longest the simulator allows, %dh (ten years)", s, sim.MaxDelay/time.Hour)
+	}
+	return d, msg
 }
 
 // sizeUnits are the suffixes a size may carry.
@@ -358,7 +373,7 @@ func (d *decoder) distribution(v *yaml.Node, path string, parse func(string) (in
 // durationDistribution decodes a distribution of durations.
 func (m *mapping) durationDistribution(key string, out *sim.Distribution) bool {
 	var d distribution
-	if !m.distribution(key, parseDurationValue, &d) {
+	if !m.distribution(key, parseDelayValue, &d) {
 		return false
 	}
 	*out = d.duration()
