@@ -26,10 +26,10 @@ func longestDelays() Config {
 	cfg.Readers = []Reader{{Queue: "TargetQueue", ProcessingTime: sim.ExponentialMean(sim.MaxDelay), Top: 100}}
 	// One sample a year: the default, one a second, would keep a century of them.
 	cfg.SampleInterval = sim.MaxDelay / 10
-	// A latency longer than the closed target's retention lets a retried EndDialog create a
-	// second target endpoint (INV-2), as a partition longer than it does: issue 12 item 1,
-	// not the clock this world tests.
-	cfg.CheckInvariants = false
+	cfg.MaxTime = sim.Horizon // past the default of 1,000 h, to the end of the clock
+	// A latency longer than the closed target's retention lets a late copy re-create a
+	// forgotten target endpoint: a design finding (G-16), as Service Broker would, and no
+	// violation: the checkers stay on.
 	return cfg
 }
 
@@ -45,6 +45,7 @@ func TestTheLongestDelaysDoNotOverflowTheClock(t *testing.T) {
 			require.NoError(t, err, "seed %d", seed)
 		}, "seed %d", seed)
 		assert.LessOrEqual(t, res.EndTime, sim.Horizon, "seed %d", seed)
+		assert.Nil(t, res.Violation, "seed %d", seed)
 		assert.Positive(t, res.Latency.Count, "seed %d: some messages arrive", seed)
 		t.Logf("seed %d: %v at %v after %d events, %d messages", seed, res.StopReason, res.EndTime, res.Events, res.Latency.Count)
 		assert.Contains(t, []sim.StopReason{sim.Drained, sim.TimeLimit}, res.StopReason, "seed %d", seed)

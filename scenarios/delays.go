@@ -18,7 +18,11 @@ type namedDelay struct {
 // distribution's Validate checks its own): with every delay at most that, and no event
 // after sim.Horizon, no sum the world forms of an instant and a few delays overflows.
 func (c *Config) validateDelays() error {
-	ds := []namedDelay{{"MaxTime", c.MaxTime}, {"SampleInterval", c.SampleInterval}}
+	if c.MaxTime > sim.Horizon {
+		return fmt.Errorf("MaxTime %v is after the last instant the simulator reaches, %v", c.MaxTime, sim.Horizon)
+	}
+	// MaxTime is an instant, not a delay added to one: it may go to the horizon.
+	ds := []namedDelay{{"SampleInterval", c.SampleInterval}}
 	b := c.Broker
 	for _, f := range []namedDelay{{"RetryIntervalMin", b.RetryIntervalMin}, {"RetryIntervalMax", b.RetryIntervalMax},
 		{"AckDelay", b.AckDelay}, {"ConnectionIdleClose", b.ConnectionIdleClose},
