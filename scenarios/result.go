@@ -50,6 +50,8 @@ type Result struct {
 	InvariantsChecked bool
 	// Violation is the first invariant violated, when Config.CheckInvariants is on.
 	Violation *invariant.Violation
+	// Liveness says how the liveness phase went (INV-12), when Config.CheckInvariants is on.
+	Liveness LivenessResult
 	Trace     []model.TraceRecord
 }
 
@@ -194,6 +196,9 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 		FirstStatementError: w.firstStatementError, Readers: w.readerResults(), Queues: w.queueResults(),
 		Activators: w.activatorResults(), Series: w.series, InvariantsChecked: w.checker != nil, Violation: w.violation,
 		Trace: w.trace}
+	if w.checker != nil {
+		res.Liveness = w.liveness.cfg
+	}
 	for i, b := range w.brokers {
 		ir := InstanceResult{Name: w.cat.Instances[i].Name, Counters: b.Counters(),
 			TransmissionQueueRows: len(b.TransmissionQueue()), TransmissionObjectBytes: b.TransmissionObjectBytes(),

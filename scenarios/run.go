@@ -23,10 +23,6 @@ func Run(cfg Config, seed uint64) (*Result, error) {
 		return nil, fmt.Errorf("scenario %q: %w", cfg.Name, err)
 	}
 	reason := w.e.Run(sim.Limits{MaxTime: cfg.MaxTime, MaxEvents: cfg.MaxEvents})
-	if w.checker != nil && w.violation == nil && reason == sim.Drained {
-		// Nothing is left to happen: every fault has healed and every timer has fired, so
-		// everything sent must have arrived (INV-12).
-		w.violation = w.checker.Finish(w.e.Now())
-	}
+	w.finish(reason) // INV-12: everything sent arrived, or the run says why not
 	return w.result(reason, seed), nil
 }
