@@ -166,12 +166,12 @@ func (w *world) finish(reason sim.StopReason) {
 		return
 	}
 	if v := w.unfinished(now); v != nil {
-		heal := "the faults never healed"
+		heal := "its faults never heal"
 		if h := w.liveness.cfg.HealAt; h != Never {
-			heal = fmt.Sprintf("the faults healed at %v", h)
+			heal = fmt.Sprintf("its faults healed at %v", h)
 		}
-		v.Message = fmt.Sprintf("the run stopped (%v) at %v before it drained (%s; liveness: off says a scenario expects this): %s",
-			reason, now, heal, v.Message)
+		v.Message = fmt.Sprintf("the run stopped at %v (%v) with messages undelivered (%s; a scenario that expects this says liveness: off): %s",
+			now, reason, heal, v.Message)
 		w.violation = v
 		return
 	}
@@ -222,12 +222,23 @@ func (w *world) unfinishedDetail(v *invariant.Violation) string {
 				side = "initiator"
 			}
 			parts = append(parts, fmt.Sprintf("the %s endpoint of %s in %v", side, name, ep.State))
+			if ep.IsInitiator && !w.hasEndpoint(ep.FarInstance, v.Conversation, false) {
+				parts = append(parts, fmt.Sprintf("no target endpoint on %s", w.cat.Instances[ep.FarInstance].Name))
+			}
 		}
 	}
 	if len(parts) == 0 {
 		return "no endpoint left; "
 	}
 	return strings.Join(parts, ", ") + "; "
+}
+
+// hasEndpoint reports whether instance inst has the initiator's (or the target's) endpoint
+// of a conversation.
+func (w *world) hasEndpoint(inst model.InstanceID, conv model.ConversationID, initiator bool) bool {
+	return slices.ContainsFunc(w.brokers[inst].Endpoints(), func(ep model.ConversationEndpoint) bool {
+		return ep.ConversationID == conv && ep.IsInitiator == initiator
+	})
 }
 
 // healEverything heals every fault (Liveness.After): the links keep their latency, jitter

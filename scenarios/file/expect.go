@@ -26,6 +26,9 @@ type Expectation struct {
 	// nanoseconds for a duration.
 	Comparator Comparator
 	Value      float64
+	// Implicit, when set, says why the scenario expects this without writing it
+	// (implicitVerdicts).
+	Implicit string
 }
 
 // Comparator compares a metric with an expectation's value.
@@ -116,6 +119,9 @@ func (e Expectation) String() string {
 		}
 	}
 	fmt.Fprintf(&b, " %s %s", strings.ReplaceAll(e.Comparator.String(), "_", " "), m.Unit.Format(e.Value))
+	if e.Implicit != "" {
+		fmt.Fprintf(&b, " (implicit: %s)", e.Implicit)
+	}
 	return b.String()
 }
 
@@ -126,7 +132,7 @@ func (f *Scenario) Check(res *scenarios.Result) []ExpectationVerdict {
 		ok, got := e.Check(res)
 		out = append(out, ExpectationVerdict{Expectation: e, OK: ok, Got: got})
 	}
-	return out
+	return append(out, f.implicitVerdicts(res)...)
 }
 
 // expectations decodes the expect list.
