@@ -25,10 +25,11 @@ import (
 // queue left OFF, never heals by itself: such a run has no bound to meet, but it must
 // still drain before its limits.
 //
-// The check is made at the first input of a broker (a packet, a timer, a statement) at or
-// after the deadline, max(heal, the last SEND) + Within, so that it neither adds an event
-// nor keeps a run going that would have drained; it fails when a message sent is not
-// delivered or a transmission queue row is left. A run that drains is checked when it
+// The check is made at the first input of a broker (a packet, a timer, a statement) or
+// sample of the world (Config.SampleInterval) at or after the deadline, max(heal, the last
+// SEND) + Within, so that it neither adds an event nor keeps a run going that would have
+// drained; it fails when a message sent is not delivered or a transmission queue row is
+// left. A run that drains is checked when it
 // drains; a run that stops on a limit is checked then, and fails with anything left.
 type Liveness struct {
 	// Off says that the scenario expects its run not to drain (liveness: off): a run that
@@ -121,8 +122,9 @@ func (l *liveness) deadline() time.Duration {
 	return at + l.cfg.Within
 }
 
-// beforeInput runs before every input of a broker: it heals the faults once their time
-// has come, and checks INV-12 once its deadline has passed.
+// beforeInput runs before every input of a broker, and at every sample of the world: it
+// heals the faults once their time has come, and checks INV-12 once its deadline has
+// passed.
 func (w *world) beforeInput() {
 	l, now := w.liveness, w.now()
 	if l.forced && !l.healed && now >= l.cfg.HealAt {
