@@ -52,7 +52,7 @@ type Result struct {
 	Violation *invariant.Violation
 	// Liveness says how the liveness phase went (INV-12), when Config.CheckInvariants is on.
 	Liveness LivenessResult
-	Trace     []model.TraceRecord
+	Trace    []model.TraceRecord
 }
 
 // InstanceResult is one broker at the end of the run.
