@@ -3,6 +3,7 @@ package batch
 import (
 	"fmt"
 	"iter"
+	"strings"
 
 	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/file"
@@ -84,7 +85,8 @@ func Check(targets []Target, workers int, progress func()) iter.Seq[Verdict] {
 func failures(s *file.Scenario, res *scenarios.Result) []string {
 	var why []string
 	if v := res.Violation; v != nil {
-		why = append(why, v.Rule+" violated")
+		line, _, _ := strings.Cut(v.Error(), "\n") // rule, time, place and why, without the records
+		why = append(why, line)
 	}
 	for _, e := range s.Check(res) {
 		if !e.OK {
