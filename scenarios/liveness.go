@@ -64,7 +64,23 @@ func DefaultLivenessWithin(cfg *Config) time.Duration {
 			rtt = max(rtt, oneWay(*l.AToB)+oneWay(*l.BToA))
 		}
 	}
-	return LivenessRetries * (cfg.Broker.WithDefaults().RetryIntervalMax + 2*rtt)
+	return saturatingSum(LivenessRetries, cfg.Broker.WithDefaults().RetryIntervalMax, rtt, rtt)
+}
+
+// saturatingSum returns n times the sum of ds, or Never when that does not fit in a
+// time.Duration (durations of a few hundred years: Validate leaves them to the engine).
+func saturatingSum(n int64, ds ...time.Duration) time.Duration {
+	var sum time.Duration
+	for _, d := range ds {
+		if d < 0 || sum > Never-d {
+			return Never
+		}
+		sum += d
+	}
+	if sum > Never/time.Duration(n) {
+		return Never
+	}
+	return time.Duration(n) * sum
 }
 
 // oneWay is a direction's fixed latency plus its jitter's mean.

@@ -147,3 +147,11 @@ func TestFaultsEndWhenTheLastFaultEnds(t *testing.T) {
 		})
 	}
 }
+
+// The default bound does not overflow on links slower than any run could last.
+func TestDefaultLivenessWithinSaturates(t *testing.T) {
+	slow := livenessWorld(func(c *faulty.PairConfig) { c.AToB.LatencyFixed = Never / 2 })
+	assert.Equal(t, Never, DefaultLivenessWithin(&slow))
+	fast := livenessWorld(func(*faulty.PairConfig) {})
+	assert.Equal(t, 4*(64*time.Second+2*40*time.Millisecond), DefaultLivenessWithin(&fast), "4 × (RetryIntervalMax + 2 round trips of 40 ms)")
+}
