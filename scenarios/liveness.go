@@ -174,10 +174,7 @@ func (w *world) finish(reason sim.StopReason) {
 	if reason == sim.Drained {
 		// Nothing is left to happen: every timer has fired, so everything sent must have
 		// arrived (INV-12).
-		w.violation = w.checker.Finish(now)
-		if w.violation != nil {
-			w.violation.Message = w.unfinishedDetail(w.violation) + w.violation.Message
-		}
+		w.violation = w.unfinished(now)
 		return
 	}
 	if w.liveness.cfg.Off {
