@@ -1,9 +1,14 @@
 package scenarios
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -154,4 +159,46 @@ func TestDefaultLivenessWithinSaturates(t *testing.T) {
 	assert.Equal(t, Never, DefaultLivenessWithin(&slow))
 	fast := livenessWorld(func(*faulty.PairConfig) {})
 	assert.Equal(t, 4*(64*time.Second+2*40*time.Millisecond), DefaultLivenessWithin(&fast), "4 × (RetryIntervalMax + 2 round trips of 40 ms)")
+}
+
+// INV-12 as a property: after a partition of any length up to 25 minutes (below the
+// 30-minute retention of closed targets, G-16, past which issue 12's first item applies)
+// that begins while the workload sends, so that it cuts some dialog, the run meets its
+// liveness bound and the deadline check ran; a broker whose retries come once in a
+// thousand hours misses the same bound in the same world, and the deadline check says so.
+func TestINV12HoldsAfterEveryHealedPartition(t *testing.T) {
+	properties := gopter.NewProperties(propertyParameters(t, 40, 10))
+	world := func(seed uint64, from, length time.Duration, broken bool) string {
+		cfg := livenessWorld(partition(from, from+length))
+		cfg.Liveness.Within = DefaultLivenessWithin(&cfg) // the healthy broker's bound, for both
+		if broken {
+			cfg.Broker.RetryIntervalMin, cfg.Broker.RetryIntervalMax = 1000*time.Hour, 1000*time.Hour
+			cfg.Broker.ClosedTargetRetention = 2001 * time.Hour
+			cfg.MaxTime = from + length + time.Hour
+		}
+		res, err := Run(cfg, seed)
+		switch {
+		case err != nil:
+			return err.Error()
+		case broken && (res.Violation == nil || !strings.Contains(res.Violation.Message, "not finished")):
+			return fmt.Sprintf("the broken broker was not caught by the deadline: %v", res.Violation)
+		case broken:
+			return ""
+		case res.Violation != nil:
+			return res.Violation.Error()
+		case res.Liveness.CheckedAt < from+length+res.Liveness.Within:
+			return fmt.Sprintf("no deadline check: checked at %v", res.Liveness.CheckedAt)
+		}
+		return ""
+	}
+	properties.Property("a healed partition meets the liveness bound; a broker that does not retry in time misses it", prop.ForAll(
+		func(seed uint64, fromMs, lengthS int64) string {
+			from, length := time.Duration(fromMs)*time.Millisecond, time.Duration(lengthS)*time.Second
+			if msg := world(seed, from, length, false); msg != "" {
+				return msg
+			}
+			return world(seed, from, length, true)
+		},
+		gen.UInt64(), gen.Int64Range(0, 15_000), gen.Int64Range(2, 25*60)))
+	properties.TestingRun(t)
 }
