@@ -47,6 +47,8 @@ type Config struct {
 	Trace bool
 	// CheckInvariants runs the invariant checkers online and stops at the first violation.
 	CheckInvariants bool
+	// Liveness is the liveness phase the checkers hold the run to (INV-12).
+	Liveness Liveness
 }
 
 // Link configures the two directions between instances A and B.
@@ -250,6 +252,9 @@ func (c *Config) Validate(cat *model.Catalog) error {
 		return err
 	}
 	if err := c.validateDelays(); err != nil {
+		return err
+	}
+	if err := c.Liveness.validate(); err != nil {
 		return err
 	}
 	if c.SampleInterval < 0 {

@@ -136,6 +136,11 @@ func (s worldSpec) config() Config {
 			cfg.Links = append(cfg.Links, l)
 		}
 	}
+	if s.slow() {
+		// The default liveness bound counts retries and round trips, not hours of backlog
+		// on a link of a few bytes a second (DefaultLivenessWithin).
+		cfg.Liveness.Within = 48 * time.Hour
+	}
 	left, maxSize := s.Conversations, int64(s.MaxSizeKB)<<10
 	if s.slow() || s.long() {
 		// Outages and slow links multiply the retries: keep such worlds small enough to

@@ -19,7 +19,11 @@
 //   - a timeline (Change) of ALTER QUEUE statements: STATUS and ACTIVATION.
 //
 // With Config.CheckInvariants the checkers of model/invariant observe every trace record
-// and stop the run at the first violation (Result.Violation). A Result has figures per
+// and stop the run at the first violation (Result.Violation). They also hold the run to
+// its liveness phase (Config.Liveness, INV-12): once every fault has healed, everything
+// sent must be delivered and the transmission queues empty within a bound, and a run that a
+// limit stops with messages undelivered fails unless its scenario expects it (Liveness.Off);
+// Result.Liveness says how it went. A Result has figures per
 // instance, link, workload, priority level, queue (with its monitor and activated tasks),
 // reader program and external activator. It also has time series sampled every
 // Config.SampleInterval (QueueResult.Samples, Series), thinned to at most MaxSeriesRows

@@ -71,6 +71,7 @@ type sampler struct{ w *world }
 
 func (s sampler) HandleEvent(uint64) {
 	w := s.w
+	w.beforeInput() // the liveness phase's deadline also passes while nothing but time goes by
 	for q := range w.queues {
 		w.sampleQueue(model.QueueID(q))
 	}

@@ -60,7 +60,9 @@ type Result struct {
 	// were in all.
 	Findings     []invariant.Finding
 	FindingCount int
-	Trace        []model.TraceRecord
+	// Liveness says how the liveness phase went (INV-12), when Config.CheckInvariants is on.
+	Liveness LivenessResult
+	Trace    []model.TraceRecord
 }
 
 // InstanceResult is one broker at the end of the run.
@@ -206,6 +208,7 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 		Trace: w.trace, MemoryLimit: w.memoryLimit}
 	if w.checker != nil {
 		res.Findings, res.FindingCount = w.checker.Findings(), w.checker.FindingCount()
+		res.Liveness = w.liveness.cfg
 	}
 	for i, b := range w.brokers {
 		ir := InstanceResult{Name: w.cat.Instances[i].Name, Counters: b.Counters(),

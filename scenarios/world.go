@@ -34,6 +34,7 @@ type world struct {
 
 	checker   *invariant.Checker
 	violation *invariant.Violation
+	liveness  *liveness // the liveness phase, checked with the checker (INV-12)
 	trace     []model.TraceRecord
 	convStats map[model.ConversationID]*conversationStats
 	latency   *latencyRecorder
@@ -63,6 +64,7 @@ func build(cfg *Config, cat *model.Catalog, seed uint64) (*world, error) {
 	if cfg.CheckInvariants {
 		w.checker = invariant.New()
 	}
+	w.liveness = newLiveness(cfg)
 	if cfg.Trace {
 		w.convStats = map[model.ConversationID]*conversationStats{}
 	}
@@ -210,6 +212,7 @@ func (w *world) deliverTo(to model.InstanceID) func(faulty.Delivery[model.Packet
 // brokers do, but add an event per block: it would change every run's event count and
 // the event numbers of its trace.)
 func (w *world) step(inst model.InstanceID, input func(b *model.Broker)) {
+	w.beforeInput()
 	b := w.brokers[inst]
 	if eff := b.Effects(); pendingEffects(eff) {
 		panic(fmt.Sprintf("scenarios: instance %d has effects that no step carried out (%d packets, %d timers, %d completions, %d activations) at t=%v: an input was given outside step",
@@ -287,6 +290,9 @@ func (w *world) observe(r *model.TraceRecord) {
 			w.violation = v
 			w.e.Stop()
 		}
+		if r.Kind == model.TraceMessageSent {
+			w.liveness.sent(r.At)
+		}
 	}
 	if w.cfg.Trace {
 		w.trace = append(w.trace, *r)
@@ -341,7 +347,11 @@ func (c changeEvent) HandleEvent(i uint64) {
 			if d.cfg == nil {
 				continue
 			}
-			if err := d.link.Reconfigure(*d.cfg); err != nil {
+			cfg := *d.cfg
+			if c.w.healed() { // no new fault once every fault healed (Liveness.After)
+				cfg = healed(cfg)
+			}
+			if err := d.link.Reconfigure(cfg); err != nil {
 				panic(fmt.Sprintf("scenarios: timeline %d at t=%v: %v", i, c.w.e.Now(), err)) // Validate checked it
 			}
 		}
@@ -355,6 +365,9 @@ func (c changeEvent) HandleEvent(i uint64) {
 				c.w.statementFailed(fmt.Errorf("timeline %d: %w", i, err))
 			}
 		})
+		return
+	}
+	if ch.Status == model.QueueOff && c.w.healed() {
 		return
 	}
 	c.w.step(inst, func(b *model.Broker) {

@@ -29,12 +29,13 @@ func writeScenario(t *testing.T, name, text string) string {
 }
 
 // unexpecting is single-conversation-activation without its expectations, stopped by an
-// event limit long before it drains: nothing fails, but the run did not end.
-func unexpecting(t *testing.T) string {
+// event limit long before it drains, with more (liveness: off, for a scenario that expects
+// not to drain): nothing fails, but the run did not end.
+func unexpecting(t *testing.T, name, more string) string {
 	data, err := file.LibraryText("single-conversation-activation")
 	require.NoError(t, err)
 	text := string(data)
-	return writeScenario(t, "limited.yaml", text[:strings.Index(text, "expect:")]+"limits: {max_events: 100}\n")
+	return writeScenario(t, name, text[:strings.Index(text, "expect:")]+"limits: {max_events: 100}\n"+more)
 }
 
 // Every exit code but the interrupt's (TestCheckAndSweepStopCleanlyOnASignal), with where its
@@ -44,7 +45,8 @@ func TestExitCodesAndStreams(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644))
 	notADir := writeScenario(t, "file", "")
 	bad := writeScenario(t, "bad.yaml", "name: x\ninstances: 3\n")
-	limited := unexpecting(t)
+	limited := unexpecting(t, "limited.yaml", "liveness: off\n")
+	undrained := unexpecting(t, "undrained.yaml", "")
 	cases := []struct {
 		name       string
 		args       []string
@@ -54,9 +56,12 @@ func TestExitCodesAndStreams(t *testing.T) {
 		notStarted bool   // no seed line: the run never started
 	}{
 		{"all held", []string{"run", "poison-message", "-seed", "1", "-q"}, results.ExitOK, "verdict: ok", "", false},
-		// lossy-wan expects every dialog to end: an expectation failing beats the limit.
+		// lossy-wan expects every dialog to end: an expectation failing beats the limit (and
+		// so does INV-12, which a run stopped before it drained breaks).
 		{"an expectation failed", []string{"run", "lossy-wan", "-seed", "1", "-set", "limits.max_events=100", "-q"}, results.ExitFailed,
-			`verdict: FAILED: dialogs.ended of workload "orders" equals 8 (got 0)`, "", false},
+			`dialogs.ended of workload "orders" equals 8 (got 0)`, "", false},
+		{"a run stopped at a limit before it drained fails", []string{"run", undrained, "-seed", "1", "-q"}, results.ExitFailed,
+			"verdict: FAILED: INV-12 violated", "", false},
 		{"a check failed", []string{"check", "lossy-wan", "-seeds", "1", "-set", "limits.max_events=100", "-out", t.TempDir()},
 			results.ExitFailed, "FAIL  lossy-wan (1 of 1 seeds)", "", true},
 		{"bad flag", []string{"run", "poison-message", "-bogus"}, results.ExitUsage, "", "flag provided but not defined", true},

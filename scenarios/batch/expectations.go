@@ -26,7 +26,8 @@ type runJudgement struct {
 func judgeRun(s *file.Scenario, res *scenarios.Result) runJudgement {
 	j := runJudgement{stop: res.StopReason}
 	if v := res.Violation; v != nil {
-		j.reasons = append(j.reasons, v.Rule+" violated")
+		line, _, _ := strings.Cut(v.Error(), "\n") // rule, time, place and why, without the records
+		j.reasons = append(j.reasons, line)
 	}
 	for _, v := range s.Check(res) { // the per-seed ones, and a design finding not expected
 		if !v.Expectation.Statistical() && !v.OK {

@@ -29,6 +29,9 @@ type Expectation struct {
 	// Over says how the expectation is judged over the seeds of a check; its zero value
 	// judges every seed alone.
 	Over OverSeeds
+	// Implicit, when set, says why the scenario expects this without writing it
+	// (implicitVerdicts).
+	Implicit string
 }
 
 // Comparator compares a metric with an expectation's value.
@@ -136,18 +139,18 @@ func (e Expectation) String() string {
 		}
 	}
 	fmt.Fprintf(&b, " %s %s", strings.ReplaceAll(e.Comparator.String(), "_", " "), m.Unit.Format(e.Value))
+	if e.Implicit != "" {
+		return fmt.Sprintf("%s (implicit: %s)", e.Over.words(b.String()), e.Implicit)
+	}
 	return e.Over.words(b.String())
 }
 
 // Check checks every expectation of the file against res, in order. A statistical
 // expectation (Statistical) is only shown, as what this seed gave: one seed cannot judge
-// it, so it holds here, and batch.Check judges it over the seeds it runs. A run with a
-// design finding (scenarios.MetricReopened) gets one more, failed, verdict unless an
-// expectation names that metric: the design failed, although the simulator held its
-// invariants.
+// it, so it holds here, and batch.Check judges it over the seeds it runs. What every
+// scenario expects without writing it follows, when it failed (implicitVerdicts).
 func (f *Scenario) Check(res *scenarios.Result) []ExpectationVerdict {
-	out := make([]ExpectationVerdict, 0, len(f.Expectations)+1)
-	expectsFindings := false
+	out := make([]ExpectationVerdict, 0, len(f.Expectations))
 	for _, e := range f.Expectations {
 		s := e.Sample(res)
 		ok, got := s.Holds, s.Got
@@ -155,15 +158,8 @@ func (f *Scenario) Check(res *scenarios.Result) []ExpectationVerdict {
 			ok, got = true, e.Over.onOneSeed(s)
 		}
 		out = append(out, ExpectationVerdict{Expectation: e, OK: ok, Got: got})
-		expectsFindings = expectsFindings || e.Metric == scenarios.MetricReopened
 	}
-	if res.FindingCount > 0 && !expectsFindings {
-		// A design finding fails the run unless the scenario says it expects one.
-		e := Expectation{Metric: scenarios.MetricReopened, Comparator: Equals}
-		sm := e.Sample(res)
-		out = append(out, ExpectationVerdict{Expectation: e, OK: sm.Holds, Got: sm.Got + ", a design finding (docs/dialog-protocol.md#design-findings)"})
-	}
-	return out
+	return append(out, f.implicitVerdicts(res)...)
 }
 
 // expectations decodes the expect list.

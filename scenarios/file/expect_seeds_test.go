@@ -114,7 +114,8 @@ func TestScenarioCheckShowsAStatisticalExpectationPerSeed(t *testing.T) {
 
 	vs := f.Check(fixedResult())
 
-	require.Len(t, vs, 5)
+	require.Len(t, vs, 6, "the five, then the implicit send_failures of fixedResult's audit workload")
+	assert.Equal(t, sendFailures, vs[5].Expectation.Metric)
 	assert.Equal(t, "ok: latency.p99 below 1s in at least 95% of seeds (got 1.5s on this seed, which misses the comparison; a check judges the share over its seeds)", vs[0].String())
 	assert.Equal(t, "ok: latency.p99 below 2s in at least 95% of seeds (got 1.5s on this seed, which meets the comparison; a check judges the share over its seeds)", vs[1].String())
 	assert.Equal(t, "ok: mean over seeds of latency.p99 below 1s (got 1.5s on this seed; a check judges the mean over its seeds)", vs[2].String())

@@ -138,13 +138,15 @@ expect:
 
 	verdicts := f.Check(fixedResult())
 
-	require.Len(t, verdicts, 6)
+	require.Len(t, verdicts, 7, "the six of the file, then the implicit one on send failures")
 	assert.Equal(t, "ok: latency.p99 at level 10 below 2s (got 500ms)", verdicts[0].String())
 	assert.Equal(t, "ok: invariants hold (got hold)", verdicts[1].String())
 	assert.Equal(t, `FAILED: readers.peak of queue "Q" at most 2 (got queue "Q" is not in the result)`, verdicts[2].String())
 	assert.Equal(t, "ok: share at level 1 at least 0.5 (got 0.75)", verdicts[3].String())
 	assert.False(t, verdicts[4].OK)
 	assert.False(t, verdicts[5].OK, "Lisbon and Tokyo are not A")
+	assert.Equal(t, `FAILED: send_failures equals 0 (implicit: no expectation names send_failures, so none may fail) (got 1: 1 in workload "audit")`,
+		verdicts[6].String())
 }
 
 // Metrics lists every metric once, with its unit and the keys it takes.

@@ -152,6 +152,7 @@ func (d *decoder) decodeFile(n *yaml.Node, defaultName string) *Scenario {
 	cfg.CheckInvariants = true
 	m.onOff("check_invariants", &cfg.CheckInvariants)
 	m.onOff("trace", &cfg.Trace)
+	d.liveness(m, &cfg.Liveness)
 	f.Expectations = d.expectations(m)
 	m.done()
 	return f

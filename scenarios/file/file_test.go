@@ -279,6 +279,12 @@ var badFiles = []struct {
 	{"only a comment", "# nothing\n", []string{`bad.yaml: the file is empty`}},
 	{"not a mapping", "- a\n", []string{`bad.yaml:1:1: want a mapping (key: value) for the scenario, got a list`}},
 	{"two documents", base + "---\nname: u\n", []string{`bad.yaml:8:1: a second YAML document`}},
+	{"liveness: neither a switch nor a mapping", base + "liveness: maybe\n",
+		[]string{`bad.yaml:8:11: liveness: want on, off or {after: DURATION, within: DURATION}, got "maybe"`}},
+	{"liveness: healing at the start", base + "liveness: {after: 0s}\n",
+		[]string{`bad.yaml:8:19: liveness.after: after must be after the start: leave it out to heal when the last fault ends`}},
+	{"liveness: an unknown key", base + "liveness: {afterr: 1m}\n",
+		[]string{`bad.yaml:8:12: liveness.afterr: unknown key "afterr" in the liveness (did you mean "after"?); known keys: after, within`}},
 	{"several errors at once", base + "seeds: -1\nsample_interval: soon\n",
 		[]string{`bad.yaml:8:8: seeds: -1 is negative`, `bad.yaml:9:18: sample_interval: want a duration like 250ms or 2s, got "soon"`}},
 }

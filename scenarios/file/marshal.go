@@ -205,6 +205,7 @@ func (e *encoder) file(f *Scenario) *yaml.Node {
 		m.set("check_invariants", plain("false"))
 	}
 	m.flag("trace", cfg.Trace)
+	e.liveness(m, cfg.Liveness)
 	expect := newList(false)
 	for i, x := range f.Expectations {
 		expect.add(e.expectation(x, index("expect", i)))

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/sbsim/sbsim/model/invariant"
@@ -13,6 +14,8 @@ const (
 	VerdictOK        = "ok"
 	VerdictViolated  = "violated"
 	VerdictUnchecked = "unchecked"
+	// VerdictNotToTheEnd: the rule held until a violation of another stopped the run.
+	VerdictNotToTheEnd = "not_checked_to_the_end"
 )
 
 // Invariants are the verdicts of the invariant checkers. Checked is false for a run
@@ -38,8 +41,9 @@ type Finding struct {
 	Message        string  `json:"message"`
 }
 
-// RuleVerdict is one rule's verdict: "ok" (it held for as long as the run went on),
-// "violated" (Detail says how) or "unchecked".
+// RuleVerdict is one rule's verdict: "ok" (it held to the end of the run), "violated"
+// (Detail says how), "not_checked_to_the_end" (it held until another rule's violation
+// stopped the run, which Detail names) or "unchecked" (Detail says why).
 type RuleVerdict struct {
 	Rule        string `json:"rule"`
 	Description string `json:"description"`
@@ -76,8 +80,10 @@ func invariants(res *scenarios.Result) Invariants {
 		case v != nil && v.Rule == r.ID:
 			row.Verdict, row.Detail = VerdictViolated, violationLine(v)
 			known = true
-		case r.AtEnd && res.StopReason != sim.Drained:
-			row.Verdict, row.Detail = VerdictUnchecked, "the run did not drain"
+		case v != nil && res.StopReason == sim.Stopped:
+			row.Verdict, row.Detail = VerdictNotToTheEnd, StoppedAt(v)
+		case r.AtEnd && res.StopReason != sim.Drained && res.Liveness.Off:
+			row.Verdict, row.Detail = VerdictUnchecked, NotDrained
 		}
 		inv.Rules = append(inv.Rules, row)
 	}
@@ -94,6 +100,16 @@ func invariants(res *scenarios.Result) Invariants {
 			ForgottenAtS: seconds(f.ForgottenAt), InitiatorState: f.InitiatorState.String(), Message: f.Message})
 	}
 	return inv
+}
+
+// NotDrained says why INV-12 is unchecked in a run that stopped on a limit before it
+// drained, as its scenario expected.
+const NotDrained = "the run did not drain, as its scenario expects (liveness: off)"
+
+// StoppedAt says where a violation stopped the run, for the rules it kept from being
+// checked to the end: "the run stopped at the INV-2 violation at 31m57s".
+func StoppedAt(v *invariant.Violation) string {
+	return fmt.Sprintf("the run stopped at the %s violation at %v", v.Rule, v.At)
 }
 
 // uncheckedInvariants returns the verdicts of a run that did not check its invariants.
