@@ -3,6 +3,7 @@ package scenarios
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -52,8 +53,10 @@ const LivenessRetries = 4
 
 // DefaultLivenessWithin is the bound of a liveness phase that does not set one:
 // LivenessRetries times RetryIntervalMax plus two round trips of the slowest link (one
-// for the connection's handshake, G-12, one for the exchange). With the broker's defaults
-// and fast links that is 4 × (64 s + 2 round trips), a little over 4 minutes.
+// for the connection's handshake, G-12, one for the exchange), plus twice the backlog of
+// the slowest link with a bandwidth (backlog) and twice the time the send window takes to
+// let every declared fragment through, a window per round (windowed). With the broker's defaults and fast links
+// that is 4 × (64 s + 2 round trips), a little over 4 minutes.
 func DefaultLivenessWithin(cfg *Config) time.Duration {
 	var rtt time.Duration
 	for _, l := range cfg.Links {
@@ -64,7 +67,72 @@ func DefaultLivenessWithin(cfg *Config) time.Duration {
 			rtt = max(rtt, saturatingSum(1, oneWay(*l.AToB), oneWay(*l.BToA)))
 		}
 	}
-	return saturatingSum(LivenessRetries, cfg.Broker.WithDefaults().RetryIntervalMax, rtt, rtt)
+	b := cfg.Broker.WithDefaults()
+	bound := saturatingSum(LivenessRetries, b.RetryIntervalMax, rtt, rtt)
+	win := windowed(cfg, b, saturatingSum(1, rtt, b.AckDelay))
+	return saturatingSum(1, bound, backlog(cfg), backlog(cfg), win, win)
+}
+
+// windowed is how long the send window (G-11) takes to let every fragment the workloads
+// declare through, one window of fragments per round (a round trip and the
+// acknowledgement's delay): a message of many small fragments on a link with latency
+// needs that long even when nothing is lost. The default bound allows it twice.
+func windowed(cfg *Config, b model.Config, round time.Duration) time.Duration {
+	var fragments float64
+	for _, w := range cfg.Workloads {
+		per := math.Ceil(float64(w.Size.distribution().MeanValue()) / float64(b.FragmentSize))
+		if w.Replies {
+			per += math.Ceil(float64(w.ReplySize.distribution().MeanValue()) / float64(b.FragmentSize))
+		}
+		fragments += float64(w.Dialogs) * float64(w.Messages) * max(per, 1)
+	}
+	d := fragments / float64(b.SendWindow) * float64(round)
+	if d >= float64(Never) {
+		return Never
+	}
+	return time.Duration(d)
+}
+
+// backlog is how long the slowest link with a bandwidth takes to carry, once, every byte
+// the workloads declare (their messages and replies, at the mean size): a healthy world
+// on a slow link may need that long after the last SEND. The default bound allows it
+// twice, for the retries that share the wire. Zero when no link has a bandwidth.
+func backlog(cfg *Config) time.Duration {
+	slowest := int64(0)
+	note := func(c faulty.Config) {
+		if c.Bandwidth > 0 && (slowest == 0 || c.Bandwidth < slowest) {
+			slowest = c.Bandwidth
+		}
+	}
+	for _, l := range cfg.Links {
+		note(l.AToB)
+		note(l.BToA)
+	}
+	for _, ch := range cfg.Timeline {
+		if l := ch.Link; l != nil {
+			for _, c := range []*faulty.Config{l.AToB, l.BToA} {
+				if c != nil {
+					note(*c)
+				}
+			}
+		}
+	}
+	if slowest == 0 {
+		return 0
+	}
+	var bytes float64
+	for _, w := range cfg.Workloads {
+		per := w.Size.distribution().MeanValue()
+		if w.Replies {
+			per += w.ReplySize.distribution().MeanValue()
+		}
+		bytes += float64(w.Dialogs) * float64(w.Messages) * float64(per)
+	}
+	secs := bytes / float64(slowest)
+	if secs >= float64(Never/time.Second) {
+		return Never
+	}
+	return time.Duration(secs * float64(time.Second))
 }
 
 // saturatingSum returns n times the sum of ds, or Never when that does not fit in a

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/net/faulty"
 	"github.com/sbsim/sbsim/sim"
 )
@@ -158,7 +159,36 @@ func TestDefaultLivenessWithinSaturates(t *testing.T) {
 	slow := livenessWorld(func(c *faulty.PairConfig) { c.AToB.LatencyFixed = Never / 2 })
 	assert.Equal(t, Never, DefaultLivenessWithin(&slow))
 	fast := livenessWorld(func(*faulty.PairConfig) {})
-	assert.Equal(t, 4*(64*time.Second+2*40*time.Millisecond), DefaultLivenessWithin(&fast), "4 × (RetryIntervalMax + 2 round trips of 40 ms)")
+	b := model.Config{}.WithDefaults()
+	win := windowed(&fast, b, 40*time.Millisecond+b.AckDelay)
+	assert.Positive(t, win)
+	assert.Equal(t, 4*(64*time.Second+2*40*time.Millisecond)+2*win, DefaultLivenessWithin(&fast),
+		"4 × (RetryIntervalMax + 2 round trips of 40 ms), and twice the window's time (no link has a bandwidth)")
+}
+
+// Healthy worlds that are only slow drain within the default bound, which counts the
+// backlog of a link with a bandwidth and the send window's rounds (INV-12): found by review,
+// where a 10 kB/s link and 1-byte fragments were reported as liveness failures.
+func TestDefaultLivenessWithinAllowsForBandwidthAndTheWindow(t *testing.T) {
+	for name, set := range map[string]func(*Config){
+		"a link of 10 kB/s carrying 3 MB": func(c *Config) {
+			c.Links[0].AToB.Bandwidth, c.Links[0].BToA.Bandwidth = 10_000, 10_000
+			c.Workloads[0].Dialogs, c.Workloads[0].Messages, c.Workloads[0].Size = 30, 10, FixedSize(10_000)
+		},
+		"1 MiB in fragments of 4 bytes": func(c *Config) {
+			c.Broker.FragmentSize = 4
+			c.Workloads[0].Dialogs, c.Workloads[0].Messages, c.Workloads[0].Size = 1, 1, FixedSize(1<<20)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg := livenessWorld(func(*faulty.PairConfig) {})
+			set(&cfg)
+			res, err := Run(cfg, 1)
+			require.NoError(t, err)
+			assert.Nil(t, res.Violation)
+			assert.Equal(t, sim.Drained, res.StopReason)
+		})
+	}
 }
 
 // INV-12 as a property: after a partition of any length up to 25 minutes (below the
