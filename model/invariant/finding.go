@@ -56,9 +56,14 @@ func (c *Checker) reopen(r model.TraceRecord, forgottenAt time.Duration) {
 	is := c.states[direction{r.Conversation, true}]
 	f := Finding{ID: FindingReopened, At: r.At, Conversation: r.Conversation, ForgottenAt: forgottenAt,
 		InitiatorState: is, Records: c.conversations[r.Conversation].list()}
+	what := "delivers the dialog's messages again"
+	if r.To == model.StartedInbound {
+		what = "runs the dialog again: it waits for the dialog's earlier messages, delivering those the initiator " +
+			"still retries and waiting for ever for those acknowledged long ago"
+	}
 	f.Message = fmt.Sprintf("an arrival from the initiator (in %v) re-created the target endpoint, in %v, %v after its "+
-		"closed endpoint was forgotten (G-16: closed targets are kept for ClosedTargetRetention): Service Broker "+
-		"delivers the dialog's messages again", is, r.To, r.At-forgottenAt)
+		"closed endpoint was forgotten (G-16: closed targets are kept for ClosedTargetRetention): Service Broker %s",
+		is, r.To, r.At-forgottenAt, what)
 	switch is {
 	case model.DisconnectedOutbound:
 		f.Message += "; the initiator had ended first and was still waiting for acknowledgements " +
