@@ -132,7 +132,11 @@ func (f *Folder) savePlot(p *plot.Plot, base string) ([]string, error) {
 			return paths, fmt.Errorf("write %s: %w", path, err)
 		}
 		tmp.Close()
-		if err := plots.Save(p, tmp.Name(), plots.DefaultWidth, plots.DefaultHeight); err != nil {
+		err = plots.Save(p, tmp.Name(), plots.DefaultWidth, plots.DefaultHeight)
+		if err == nil {
+			err = os.Chmod(tmp.Name(), 0o644) // as the other files: a temporary file is 0600
+		}
+		if err != nil {
 			os.Remove(tmp.Name())
 			return paths, err
 		}

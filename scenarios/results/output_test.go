@@ -132,6 +132,9 @@ func TestWriteAllWritesEveryFileItReturns(t *testing.T) {
 		info, err := os.Stat(p)
 		require.NoError(t, err, "path %s", p)
 		assert.Positive(t, info.Size(), "path %s", p)
+		// Readable by all, plots included, although each is written to a temporary file
+		// (0600) first (review).
+		assert.Equal(t, os.FileMode(0o644), info.Mode().Perm(), "path %s", p)
 		assert.Equal(t, out.dir, filepath.Dir(p))
 		names = append(names, filepath.Base(p))
 	}
