@@ -89,9 +89,11 @@ func runScenario(ctx context.Context, arg string, sets []file.Override, seed uin
 	res, err := batch.Call(ctx, func() (*scenarios.Result, error) { return scenarios.Run(cfg, seed) })
 	switch {
 	case ctx.Err() != nil:
+		folder.Abandon()
 		fmt.Fprintln(stderr, "simulate: interrupted before the run ended: nothing written")
 		return results.ExitInterrupted
 	case err != nil:
+		folder.Abandon()
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
 		return results.ExitUsage
 	}

@@ -39,6 +39,8 @@ type Folder struct {
 	previous, written []string
 	// unlisted is set for a folder that keeps no manifest (WritePlots, Replot).
 	unlisted bool
+	// created is set when OpenFolder made the directory.
+	created bool
 }
 
 // OpenFolder creates dir (and its parents) if needed and makes sure that files can be
@@ -46,6 +48,7 @@ type Folder struct {
 // long run. A directory that is not empty must hold a previous run's manifest, else the
 // error is ErrForeignFolder, naming a few of its files.
 func OpenFolder(dir string) (*Folder, error) {
+	_, statErr := os.Stat(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("output %s: %w", dir, err)
 	}
@@ -61,7 +64,7 @@ func OpenFolder(dir string) (*Folder, error) {
 		}
 		entries = append(entries, e)
 	}
-	f := &Folder{dir: dir}
+	f := &Folder{dir: dir, created: errors.Is(statErr, os.ErrNotExist)}
 	manifest, err := os.ReadFile(filepath.Join(dir, ManifestFile))
 	switch {
 	case err == nil:
@@ -89,6 +92,19 @@ func OpenFolder(dir string) (*Folder, error) {
 	// The manifest lists every file that may be there while this run writes, so that a run
 	// stopped half way still leaves a folder the next run can clear.
 	return f, f.writeManifest(f.previous, false)
+}
+
+// Abandon undoes OpenFolder for a run that stopped before it wrote anything (interrupted,
+// or refused): a folder that held no run is left as it was found, without the manifest
+// OpenFolder wrote, and removed when OpenFolder created it. A nil Folder does nothing.
+func (f *Folder) Abandon() {
+	if f == nil || len(f.previous) > 0 || len(f.written) > 0 {
+		return
+	}
+	os.Remove(filepath.Join(f.dir, ManifestFile))
+	if f.created {
+		os.Remove(f.dir) // only when empty
+	}
 }
 
 // Dir is the folder's directory.

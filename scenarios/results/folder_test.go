@@ -126,3 +126,38 @@ func TestOpenFolderRemovesTheTemporaryFilesOfAKilledRun(t *testing.T) {
 	require.NoError(t, f.Close())
 	assert.Equal(t, []string{ManifestFile}, filesIn(t, dir))
 }
+
+// A run that stops before it writes (interrupted, or refused) leaves the folder as it found
+// it: a directory OpenFolder created is removed, an empty one stays empty, and a previous
+// run's files and manifest stay (review: an interrupted run said "nothing written" and left
+// a manifest).
+func TestAbandonLeavesTheFolderAsItWasFound(t *testing.T) {
+	fresh := filepath.Join(t.TempDir(), "new")
+	f, err := OpenFolder(fresh)
+	require.NoError(t, err)
+	f.Abandon()
+	assert.NoDirExists(t, fresh)
+
+	empty := t.TempDir()
+	f, err = OpenFolder(empty)
+	require.NoError(t, err)
+	f.Abandon()
+	entries, err := os.ReadDir(empty)
+	require.NoError(t, err)
+	assert.Empty(t, entries)
+
+	used := t.TempDir()
+	f, err = OpenFolder(used)
+	require.NoError(t, err)
+	_, err = f.Write("a.txt", func(w io.Writer) error { _, err := io.WriteString(w, "a"); return err })
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	f, err = OpenFolder(used)
+	require.NoError(t, err)
+	f.Abandon()
+	assert.FileExists(t, filepath.Join(used, "a.txt"))
+	assert.FileExists(t, filepath.Join(used, ManifestFile))
+
+	var none *Folder
+	none.Abandon() // a run without -out
+}
