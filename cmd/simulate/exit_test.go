@@ -123,6 +123,14 @@ func TestQuietPrintsTheReplayLineAndTheVerdictOnly(t *testing.T) {
 	require.Len(t, lines, 2, "stdout:\n%s", out)
 	assert.Regexp(t, `^replay: go run \./cmd/simulate run lossy-wan -seed 2 -out \S+  # code devel, scenario [0-9a-f]{16}$`, lines[0])
 	assert.Equal(t, "verdict: ok", lines[1])
+
+	// A failed run's verdict is one line too, without the violation's records (review).
+	code, out, errOut = runCommand("run", "lossy-wan", "-seed", "1", "-set", "limits.max_events=100", "-q")
+	require.Equal(t, 1, code, errOut)
+	lines = strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	require.Len(t, lines, 2, "stdout:\n%s", out)
+	assert.Contains(t, lines[1], "verdict: FAILED: INV-12 violated at")
+	assert.Contains(t, lines[1], "invariants hold (got violated)")
 }
 
 // A long table shows its top rows and a count, and -v lists every row.

@@ -209,7 +209,11 @@ func WriteVerdict(w io.Writer, r Run) bool {
 	}
 	for _, e := range r.Expectations {
 		if !e.OK {
-			why = append(why, fmt.Sprintf("%s (got %s)", e.Name, e.Detail))
+			detail, _, _ := strings.Cut(e.Detail, "\n") // without the records of a violation
+			if v := r.Result.Violation; v != nil && strings.Contains(detail, v.Message) {
+				detail = "violated" // said once, above
+			}
+			why = append(why, fmt.Sprintf("%s (got %s)", e.Name, detail))
 		}
 	}
 	if len(why) > 0 {
