@@ -113,7 +113,7 @@ func TestSweepOutputDoesNotDependOnTheNumberOfWorkers(t *testing.T) {
 		code, out, errOut := runCommand("sweep", "poison-message", "-set", "readers.0.rollback_rate=0,1", "-seeds", "2",
 			"-workers", w, "-out", dir)
 		require.Equal(t, 0, code, "%s%s", out, errOut)
-		assert.Contains(t, out, "expectations failed with readers.0.rollback_rate=0 on 2 of 2 seeds; seed 1: FAILED: ")
+		assert.Contains(t, out, "expectations or invariants failed with readers.0.rollback_rate=0 on 2 of 2 seeds; seed 1: FAILED: ")
 		assert.NotContains(t, out, "readers.0.rollback_rate=1 on", "rollbacks make the poison the expectations describe")
 		b, err := os.ReadFile(filepath.Join(dir, "sweep.csv"))
 		require.NoError(t, err)

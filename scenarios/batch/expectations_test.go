@@ -228,7 +228,7 @@ func TestSweepJudgesTheExpectationsAtEveryPoint(t *testing.T) {
 	require.Len(t, zero.OverSeeds, 1)
 	assert.False(t, zero.OverSeeds[0].OK)
 	assert.True(t, one.OK(), "%+v", one)
-	assert.Equal(t, []string{"", "expectations failed with readers.0.rollback_rate=0 on 2 of 2 seeds; seed 1: " +
+	assert.Equal(t, []string{"", "expectations or invariants failed with readers.0.rollback_rate=0 on 2 of 2 seeds; seed 1: " +
 		strings.Join(zero.Failures[0].Reasons, "; ") + "\n" +
 		`      FAILED: mean over seeds of rollbacks of queue "TargetQueue" at least 5 (got mean 0 ± 0 over 2 seeds, 95% confidence interval 0 to 0, all below 5; first seed that missed: 1 (got 0))` + "\n",
 		"", ""}, failures)

@@ -153,7 +153,7 @@ func (s *Sweep) PointFailures(r SweepRun) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "expectations failed with %s", s.Describe(s.Points[p.Point]))
+	fmt.Fprintf(&b, "expectations or invariants failed with %s", s.Describe(s.Points[p.Point]))
 	if len(p.Failures) > 0 {
 		f := p.Failures[0]
 		fmt.Fprintf(&b, " on %d of %d seeds; seed %d: %s", len(p.Failures), p.Seeds, f.Seed, strings.Join(f.Reasons, "; "))
