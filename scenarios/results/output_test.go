@@ -218,6 +218,12 @@ func TestReplotReportsAMissingFile(t *testing.T) {
 	_, err := Replot(t.TempDir())
 
 	assert.ErrorContains(t, err, SeriesFile)
+
+	// A sweep's folder has no series: say what it is and how to redraw it (review).
+	sweep := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(sweep, SweepFile), []byte("seed\n"), 0o644))
+	_, err = Replot(sweep)
+	assert.ErrorContains(t, err, "it holds a sweep (sweep.csv), whose plots only simulate sweep draws")
 }
 
 func TestWriteAllReportsAnUnwritableDirectory(t *testing.T) {

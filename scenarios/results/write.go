@@ -1,6 +1,7 @@
 package results
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -73,6 +74,11 @@ type outputFile struct {
 // Replot draws again, in dir, the plots of the series.csv and latency_cdf.csv that WriteAll
 // wrote there: the same files, byte for byte. It returns the files it wrote.
 func Replot(dir string) ([]string, error) {
+	if _, err := os.Stat(filepath.Join(dir, SeriesFile)); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(dir, SweepFile)); err == nil {
+			return nil, fmt.Errorf("replot %s: it holds a sweep (%s), whose plots only simulate sweep draws: run the sweep again", dir, SweepFile)
+		}
+	}
 	var rows []SeriesRow
 	var cdf []CDFRow
 	err := readFile(filepath.Join(dir, SeriesFile), func(r io.Reader) (err error) {
