@@ -70,7 +70,8 @@ func DefaultLivenessWithin(cfg *Config) time.Duration {
 	b := cfg.Broker.WithDefaults()
 	bound := saturatingSum(LivenessRetries, b.RetryIntervalMax, rtt, rtt)
 	win := windowed(cfg, b, saturatingSum(1, rtt, b.AckDelay))
-	return saturatingSum(1, bound, backlog(cfg), backlog(cfg), win, win)
+	wire := backlog(cfg)
+	return saturatingSum(1, bound, wire, wire, win, win)
 }
 
 // windowed is how long the send window (G-11) takes to let every fragment the workloads

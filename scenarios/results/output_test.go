@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -234,4 +235,24 @@ func TestWriteAllReportsAnUnwritableDirectory(t *testing.T) {
 	_, err := WriteAll(filepath.Join(file, "out"), res, NewSummary(res, "", "", nil), nil)
 
 	assert.Error(t, err)
+}
+
+// The report's verdict on a design finding follows the expectations: expected and all
+// held, expected but another failed, or not expected (G-16, docs/dialog-protocol.md).
+func TestReportVerdictOnADesignFinding(t *testing.T) {
+	res := &scenarios.Result{InvariantsChecked: true, StopReason: sim.Drained, FindingCount: 2}
+	expects := Verdict{Name: "dialogs.reopened at least 1", OK: true, Detail: "2", ExpectsFinding: true}
+	for _, c := range []struct {
+		verdicts []Verdict
+		want     string
+	}{
+		{[]Verdict{expects}, "verdict: ok: the design fails as the scenario expects"},
+		{[]Verdict{expects, {Name: "messages.delivered above 80", Detail: "80"}}, "verdict: FAILED: the scenario expects the finding, but other"},
+		{[]Verdict{{Name: "invariants hold", OK: true, Detail: "hold"}, {Name: "dialogs.reopened equals 0 (implicit: ...)", Detail: "2"}},
+			"verdict: FAILED, by the design"},
+	} {
+		var b strings.Builder
+		WriteReport(&b, Run{Name: "x", Result: res, Expectations: c.verdicts})
+		assert.Contains(t, b.String(), c.want)
+	}
 }

@@ -293,7 +293,7 @@ func writeFindings(w io.Writer, res *scenarios.Result, vs []Verdict) {
 	}
 	expected, allHeld := false, true
 	for _, v := range vs {
-		expected = expected || (strings.HasPrefix(v.Name, scenarios.MetricReopened+" ") && v.OK && !strings.Contains(v.Name, "(implicit"))
+		expected = expected || (v.ExpectsFinding && v.OK)
 		allHeld = allHeld && v.OK
 	}
 	switch {

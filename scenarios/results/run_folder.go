@@ -14,7 +14,9 @@ import (
 func Verdicts(s *file.Scenario, res *scenarios.Result) []Verdict {
 	var out []Verdict
 	for _, v := range s.Check(res) {
-		out = append(out, Verdict{Name: v.Expectation.String(), OK: v.OK, Detail: v.Got})
+		e := v.Expectation
+		out = append(out, Verdict{Name: e.String(), OK: v.OK, Detail: v.Got,
+			ExpectsFinding: e.Metric == scenarios.MetricReopened && e.Implicit == ""})
 	}
 	return out
 }

@@ -90,6 +90,10 @@ type Verdict struct {
 	Name   string `json:"name"`
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
+	// ExpectsFinding is set on a verdict of an expectation the scenario wrote on the metric
+	// of the design finding (scenarios.MetricReopened): the report reads it, summary.json
+	// does not carry it.
+	ExpectsFinding bool `json:"-"`
 }
 
 // Latency summarises a latency distribution, in seconds. Every field is zero when Count
