@@ -40,6 +40,7 @@ func targetState(s model.EndpointState) model.TraceRecord {
 func created(level model.PriorityLevel) model.TraceRecord {
 	return model.TraceRecord{Kind: model.TraceStateChanged, Conversation: conv, FromInitiator: true, To: model.StartedOutbound, Priority: level}
 }
+
 // forwarded is instance 7 passing fragment 0 of message 0 on (RTE-5).
 func forwarded(level model.PriorityLevel, effective, best uint8) model.TraceRecord {
 	return model.TraceRecord{Instance: 7, Kind: model.TraceForwarded, Conversation: conv, FromInitiator: true, Priority: level,
