@@ -183,6 +183,10 @@ type InstanceCounters struct {
 	Deadlocks              int64 `json:"deadlocks"`
 	PoisonDisables         int64 `json:"poison_disables"`
 	SendsDropped           int64 `json:"sends_dropped"`
+	// FragmentsForwarded and AcksForwarded are left out when zero: an instance that
+	// forwards nothing (RTE-5).
+	FragmentsForwarded int64 `json:"fragments_forwarded,omitempty"`
+	AcksForwarded      int64 `json:"acks_forwarded,omitempty"`
 }
 
 // Connection is a broker's adjacent-broker connection to one peer
@@ -323,7 +327,8 @@ func instanceCounters(c model.Counters) InstanceCounters {
 		FragmentsReceived: c.FragmentsReceived, DuplicatesDiscarded: c.DuplicatesDiscarded, CorruptDiscarded: c.CorruptDiscarded,
 		FragmentsDiscarded: c.FragmentsDiscarded, AcksSent: c.AcksSent, AcksPiggybacked: c.AcksPiggybacked,
 		EndpointsCreated: c.EndpointsCreated, EndpointsDeleted: c.EndpointsDeleted, Commits: c.Commits,
-		Rollbacks: c.Rollbacks, Deadlocks: c.Deadlocks, PoisonDisables: c.PoisonDisables, SendsDropped: c.SendsDropped}
+		Rollbacks: c.Rollbacks, Deadlocks: c.Deadlocks, PoisonDisables: c.PoisonDisables, SendsDropped: c.SendsDropped,
+		FragmentsForwarded: c.FragmentsForwarded, AcksForwarded: c.AcksForwarded}
 }
 
 func workloads(in []scenarios.WorkloadResult) []Workload {
