@@ -55,6 +55,10 @@ type Broker struct {
 	counters    Counters
 	// transmissionObjects counts endpoints holding a transmission object (TXQ-6).
 	transmissionObjects int
+	// rowsThroughTXQ counts the live rows of same-instance dialogs that waited in a
+	// transmission queue for an OFF target queue (txqRow.throughTXQ): while there are none,
+	// a same-instance arrival needs no look at its sender's row (TXQ-6).
+	rowsThroughTXQ int
 }
 
 // Effects is what the inputs since the last Advance ask of the world.
@@ -276,6 +280,14 @@ func (b *Broker) rescheduleAfter(ep *endpoint, served bool) {
 // use (TXQ-6); direct same-instance delivery uses none.
 func (b *Broker) useTransmissionObject(ep *endpoint) {
 	if !ep.hasTO && !ep.local {
+		b.takeTransmissionObject(ep)
+	}
+}
+
+// takeTransmissionObject gives the endpoint its transmission object, which it keeps and
+// reuses until it closes (TXQ-6).
+func (b *Broker) takeTransmissionObject(ep *endpoint) {
+	if !ep.hasTO {
 		ep.hasTO = true
 		b.transmissionObjects++
 	}
@@ -439,10 +451,20 @@ func (b *Broker) Endpoints() []ConversationEndpoint {
 }
 
 // TransmissionQueue returns the rows of the instance's transmission queues, ordered by
-// enqueue time, then conversation and sequence.
+// enqueue time, then conversation and sequence: the messages sent and not yet
+// acknowledged, and those that arrived for a queue that is OFF (TXQ-4, G-18), partial ones
+// included.
 func (b *Broker) TransmissionQueue() []TransmissionQueueRow {
 	var rows []TransmissionQueueRow
+	for _, q := range b.queues {
+		if q != nil {
+			for i := range q.arrivalsHeld {
+				rows = append(rows, heldRow(&q.arrivalsHeld[i]))
+			}
+		}
+	}
 	for _, ep := range b.endpoints {
+		rows = partialRows(rows, ep)
 		if ep.out == nil {
 			continue
 		}

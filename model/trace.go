@@ -14,8 +14,9 @@ const (
 	TraceMessageSent TraceKind = iota + 1
 	// TraceFragmentSent: a fragment left in a block; Retry marks a retransmission.
 	TraceFragmentSent
-	// TraceFragmentStored: a fragment was added to the target queue (status 2 or 1). Only
-	// the first copy of a fragment is stored.
+	// TraceFragmentStored: a fragment was added to the target queue (status 2 or 1), or,
+	// while the queue is OFF, to the receiving database's transmission queue. Only the
+	// first copy of a fragment is stored.
 	TraceFragmentStored
 	// TraceFragmentDuplicate: a copy of a fragment already stored arrived, and was acked.
 	TraceFragmentDuplicate
@@ -87,13 +88,17 @@ const (
 	// (G-16). A later arrival from the initiator finds the dialog unknown and creates a new
 	// target endpoint, as Service Broker does: the checker reports that as a design finding.
 	TraceEndpointForgotten
+	// TraceMessageHeld: a complete, in-order message arrived for a queue that is OFF: it
+	// waits, acknowledged, in the receiving database's transmission queue, and becomes
+	// ready (TraceMessageReady) when ALTER QUEUE sets the queue ON (TXQ-4, G-18).
+	TraceMessageHeld
 )
 
 var traceKindNames = [...]string{"", "sent", "fragment-sent", "fragment-stored", "fragment-duplicate",
 	"fragment-discarded", "packet-corrupt", "ready", "received", "row-removed", "state", "ack-sent", "scheduled",
 	"lock-acquired", "lock-released", "lock-wait", "deadlock", "returned", "committed", "rolled-back",
 	"savepoint-rolled-back", "queue-disabled", "task-started", "task-exited", "activation-failed", "monitor-receive",
-	"notification-sent", "notification-dropped", "activation-altered", "forgotten"}
+	"notification-sent", "notification-dropped", "activation-altered", "forgotten", "held"}
 
 func (k TraceKind) String() string {
 	if int(k) < len(traceKindNames) && k != 0 {

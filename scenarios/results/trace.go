@@ -122,6 +122,7 @@ var kindFields = [...]field{
 	model.TraceNotificationDropped: fConversation | fMessageType,
 	model.TraceActivationAltered:   fQueue | fMaxReaders | fRunning | fCause,
 	model.TraceEndpointForgotten:   fConversation,
+	model.TraceMessageHeld:         fPeer | fConversation | fFromInitiator | fSequence | fMessageType | fBytes | fSentAt | fGroup,
 }
 
 // fieldsOf returns the fields of r's kind, or, for a kind not in kindFields, those that are
