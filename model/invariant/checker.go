@@ -134,7 +134,7 @@ type flow struct {
 	// heldNext is past the last message held in the receiving transmission queue for an
 	// OFF queue (G-18): a message is held at most once.
 	heldNext model.SequenceNumber
-	received  model.SequenceNumber // the next message expected from RECEIVE
+	received model.SequenceNumber // the next message expected from RECEIVE
 	// Rows removed from the transmission queue: every row below removedBelow, and the rows
 	// in removedAbove.
 	removedBelow model.SequenceNumber
