@@ -480,7 +480,10 @@ func (b *Broker) TransmissionQueue() []TransmissionQueueRow {
 				Bytes: r.bytes, TransmissionStatus: r.status(ep.out.held), Priority: ep.priority, FragmentsAcked: r.acked, Fragments: r.count})
 		}
 	}
-	slices.SortFunc(rows, func(x, y TransmissionQueueRow) int {
+	// Stable: rows that tie belong to one endpoint (a message it holds for its OFF queue and
+	// one it sent, with the same number at the same instant), and were appended in an order
+	// that does not depend on the map's.
+	slices.SortStableFunc(rows, func(x, y TransmissionQueueRow) int {
 		return cmp.Or(cmp.Compare(x.EnqueueTime, y.EnqueueTime), cmp.Compare(x.ConversationHandle, y.ConversationHandle),
 			cmp.Compare(x.MessageSequenceNumber, y.MessageSequenceNumber))
 	})
