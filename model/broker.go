@@ -38,6 +38,9 @@ type Broker struct {
 	counter      uint64 // for handles, conversation and group ids
 	queuingOrder int64
 
+	// msdb is msdb's sys.routes, for the messages that arrive (RTE-1).
+	msdb routeTable
+
 	groups     map[ConversationGroupID]*group // this instance's conversation groups
 	txCounter  uint64
 	statements uint64
@@ -101,6 +104,7 @@ const (
 	TimerTaskDeadline                             // Key: task id; G-6's check of an activated task
 	TimerNotificationTimeout                      // Key: queue id; the end of ACT-12's time-out
 	TimerMonitorEvaluate                          // Key: queue id; an evaluation after an ACT-3 event
+	TimerRoute                                    // Key: conversation handle; a delayed conversation tries again (G-28)
 )
 
 // Timer asks the world to call TimerFired at At. Timers are never cancelled: one that is no
@@ -177,9 +181,11 @@ func NewBroker(cat *Catalog, id InstanceID, cfg Config) (*Broker, error) {
 	b.dbs = make([]*databaseState, len(cat.Databases))
 	for i, db := range cat.Databases {
 		if db.Instance == id {
-			b.dbs[i] = &databaseState{honor: db.HonorBrokerPriority, prios: priorities{list: slices.Clone(db.Priorities)}}
+			b.dbs[i] = &databaseState{honor: db.HonorBrokerPriority, prios: priorities{list: slices.Clone(db.Priorities)},
+				routes: newRouteTable(0, db.Routes)}
 		}
 	}
+	b.msdb = newRouteTable(0, cat.Instances[id].Routes)
 	return b, nil
 }
 
@@ -237,7 +243,7 @@ func (b *Broker) nextID() uint64 {
 // same-instance dialog joins the local delivery list; a dialog between instances joins,
 // moves in or leaves its destination's scheduler.
 func (b *Broker) makeReady(ep *endpoint) {
-	if ep.out == nil {
+	if ep.out == nil || !ep.routed {
 		return
 	}
 	if ep.local {
@@ -416,6 +422,11 @@ func (b *Broker) TimerFired(now time.Duration, t Timer) {
 		b.timerNotificationTimeout(now, QueueID(t.Key))
 	case TimerMonitorEvaluate:
 		b.monitorEvaluate(now, QueueID(t.Key))
+	case TimerRoute:
+		if ep := b.endpoints[ConversationHandle(t.Key)]; ep != nil && !ep.deleted {
+			ep.routeArmed = false
+			b.ensureRouted(now, ep)
+		}
 	case TimerDialog:
 		if ep := b.endpoints[ConversationHandle(t.Key)]; ep != nil && !ep.deleted && ep.grp != nil && ep.timerAt == t.At {
 			ep.timerAt = 0
@@ -459,12 +470,12 @@ func (b *Broker) TransmissionQueue() []TransmissionQueueRow {
 	for _, q := range b.queues {
 		if q != nil {
 			for i := range q.arrivalsHeld {
-				rows = append(rows, heldRow(&q.arrivalsHeld[i]))
+				rows = append(rows, b.heldRow(&q.arrivalsHeld[i]))
 			}
 		}
 	}
 	for _, ep := range b.endpoints {
-		rows = partialRows(rows, ep)
+		rows = b.partialRows(rows, ep)
 		if ep.out == nil {
 			continue
 		}
@@ -473,11 +484,14 @@ func (b *Broker) TransmissionQueue() []TransmissionQueueRow {
 			if r.removed {
 				continue
 			}
-			from, to := ep.service, ep.farService
-			rows = append(rows, TransmissionQueueRow{ConversationHandle: ep.handle, ToService: to, FromService: from,
-				Contract: ep.contract, EnqueueTime: r.enqueued, MessageSequenceNumber: r.seq, MessageType: r.msgType,
+			status := r.status(ep.out.held)
+			if ep.delayed {
+				status = TransmissionStatusNoRoute
+			}
+			rows = append(rows, TransmissionQueueRow{ConversationHandle: ep.handle, ToService: ep.farName, ToBrokerInstance: ep.farBroker,
+				FromService: ep.service, Contract: ep.contract, EnqueueTime: r.enqueued, MessageSequenceNumber: r.seq, MessageType: r.msgType,
 				IsConversationError: r.msgType == ErrorMessageType, IsEndOfDialog: r.msgType == EndDialogMessageType,
-				Bytes: r.bytes, TransmissionStatus: r.status(ep.out.held), Priority: ep.priority, FragmentsAcked: r.acked, Fragments: r.count})
+				Bytes: r.bytes, TransmissionStatus: status, Priority: ep.priority, FragmentsAcked: r.acked, Fragments: r.count})
 		}
 	}
 	// Stable: rows that tie belong to one endpoint (a message it holds for its OFF queue and

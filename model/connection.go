@@ -237,7 +237,9 @@ func (b *Broker) flushAcks(now time.Duration, c *connection) {
 		ep.in.ackListed = false
 		if ep.in.ackOwed { // deleted endpoints too: the far side waits for it to close
 			ep.in.ackOwed = false
-			acks = append(acks, ep.ackFor())
+			a := ep.ackFor()
+			a.Broker = b.brokerOf(ep.service)
+			acks = append(acks, a)
 		}
 	}
 	clear(c.acksOwed)

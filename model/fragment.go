@@ -23,9 +23,12 @@ type Fragment struct {
 	// first left the transmission queue: measurements the receiver reports, like a
 	// timestamp in a header; no broker decision depends on them.
 	SentAt, TransmittedAt time.Duration
-	// The dialog header: the services and contract, and the absolute expiry of the dialog's
-	// lifetime (zero for none). The target creates its endpoint from them (DLG-3).
-	FromService, ToService ServiceID
+	// The dialog header: the initiator's and the target's services and broker instances
+	// (ToBroker zero until the initiator knows it, PROTO-13), the contract, and the absolute
+	// expiry of the dialog's lifetime (zero for none). The target creates its endpoint from
+	// them (DLG-3); routing reads them (section 9).
+	FromService, ToService ServiceName
+	FromBroker, ToBroker   BrokerID
 	Contract               ContractID
 	Lifetime               time.Duration
 	// Ack is an acknowledgement for the opposite direction of the same dialog, carried in
@@ -47,6 +50,9 @@ type Ack struct {
 	Sequence      SequenceNumber
 	Fragment      int32
 	Selective     []FragmentRange
+	// Broker is the broker instance of the endpoint that acknowledges: the initiator learns
+	// the target's from its first acknowledgement (PROTO-13).
+	Broker BrokerID
 }
 
 // FragmentRange is the fragments [From, To) of message Sequence.

@@ -20,6 +20,11 @@ import (
 // uses has the STATUS option set to OFF).
 const TargetQueueDisabled = "Target queue is disabled."
 
+// FromFarService is the FromService of a transmission queue row that arrived from another
+// instance and waits for an OFF queue here (TXQ-4): its sending service is not on this
+// instance; the endpoint's FarService names it.
+const FromFarService ServiceID = -1
+
 // heldArrival is a message held in the receiving database's transmission queue for a queue
 // that is OFF; m.enqueuedAt is when it was held.
 type heldArrival struct {
@@ -84,9 +89,10 @@ func (b *Broker) dropHeldArrivals(ep *endpoint) {
 
 // heldRow is a held message as a row of sys.transmission_queue: it goes from the far service
 // to the endpoint's, and all its fragments are acknowledged.
-func heldRow(h *heldArrival) TransmissionQueueRow {
+func (b *Broker) heldRow(h *heldArrival) TransmissionQueueRow {
 	ep, m := h.ep, &h.m
-	return TransmissionQueueRow{ConversationHandle: ep.handle, ToService: ep.service, FromService: ep.farService,
+	return TransmissionQueueRow{ConversationHandle: ep.handle, ToService: b.cat.NameOf(ep.service),
+		ToBrokerInstance: b.brokerOf(ep.service), FromService: FromFarService,
 		Contract: ep.contract, EnqueueTime: m.enqueuedAt, MessageSequenceNumber: m.seq, MessageType: m.msgType,
 		IsConversationError: m.msgType == ErrorMessageType, IsEndOfDialog: m.msgType == EndDialogMessageType,
 		Bytes: m.bytes, TransmissionStatus: TargetQueueDisabled, Priority: ep.priority, FragmentsAcked: h.fragments, Fragments: h.fragments}
@@ -94,13 +100,14 @@ func heldRow(h *heldArrival) TransmissionQueueRow {
 
 // partialRows appends the endpoint's messages being reassembled or held out of order
 // (status 2) as rows of sys.transmission_queue while its queue is OFF.
-func partialRows(rows []TransmissionQueueRow, ep *endpoint) []TransmissionQueueRow {
+func (b *Broker) partialRows(rows []TransmissionQueueRow, ep *endpoint) []TransmissionQueueRow {
 	if !partialsInTransmissionQueue(ep) {
 		return rows
 	}
 	for i := range ep.in.pending {
 		m := &ep.in.pending[i]
-		rows = append(rows, TransmissionQueueRow{ConversationHandle: ep.handle, ToService: ep.service, FromService: ep.farService,
+		rows = append(rows, TransmissionQueueRow{ConversationHandle: ep.handle, ToService: b.cat.NameOf(ep.service),
+			ToBrokerInstance: b.brokerOf(ep.service), FromService: FromFarService,
 			Contract: ep.contract, EnqueueTime: m.storedAt, MessageSequenceNumber: m.seq, MessageType: m.msgType,
 			IsConversationError: m.msgType == ErrorMessageType, IsEndOfDialog: m.msgType == EndDialogMessageType,
 			Bytes: m.bytes, TransmissionStatus: TargetQueueDisabled, Priority: ep.priority, FragmentsAcked: m.got, Fragments: m.count})

@@ -62,8 +62,12 @@ func TestTXQ4_ArrivalsForAnOffQueueWaitInTheReceivingTransmissionQueue(t *testin
 			assert.Equal(t, []SequenceNumber{0, 1, 2}, sequences(rows))
 			for _, r := range rows {
 				assert.Equal(t, TargetQueueDisabled, r.TransmissionStatus, "row %d", r.MessageSequenceNumber)
-				assert.Equal(t, w.service(tt.target), r.ToService, "row %d", r.MessageSequenceNumber)
-				assert.Equal(t, w.service("Initiator"), r.FromService, "row %d", r.MessageSequenceNumber)
+				assert.Equal(t, w.name(tt.target), r.ToService, "row %d", r.MessageSequenceNumber)
+				from := w.service("Initiator") // the sender's row, on A
+				if tt.at == instB {
+					from = FromFarService // a row B holds for a message from A
+				}
+				assert.Equal(t, from, r.FromService, "row %d", r.MessageSequenceNumber)
 			}
 			assert.Equal(t, 3, b.TransmissionQueueRows(w.dbOf(tt.queue)), "the database's count agrees with the view")
 			assert.Zero(t, b.ReadyMessages(q), "nothing is ready on an OFF queue")

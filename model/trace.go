@@ -88,6 +88,11 @@ const (
 	// (G-16). A later arrival from the initiator finds the dialog unknown and creates a new
 	// target endpoint, as Service Broker does: the checker reports that as a design finding.
 	TraceEndpointForgotten
+	// TraceDelayed: no route leads to the far service; the conversation waits and tries
+	// again (RTE-2 step 7, G-28). TraceRouted: a delayed conversation found its route; Peer
+	// is where its messages now go.
+	TraceDelayed
+	TraceRouted
 	// TraceMessageHeld: a complete, in-order message arrived for a queue that is OFF: it
 	// waits, acknowledged, in the receiving database's transmission queue, and becomes
 	// ready (TraceMessageReady) when ALTER QUEUE sets the queue ON (TXQ-4, G-18).
@@ -98,7 +103,7 @@ var traceKindNames = [...]string{"", "sent", "fragment-sent", "fragment-stored",
 	"fragment-discarded", "packet-corrupt", "ready", "received", "row-removed", "state", "ack-sent", "scheduled",
 	"lock-acquired", "lock-released", "lock-wait", "deadlock", "returned", "committed", "rolled-back",
 	"savepoint-rolled-back", "queue-disabled", "task-started", "task-exited", "activation-failed", "monitor-receive",
-	"notification-sent", "notification-dropped", "activation-altered", "forgotten", "held"}
+	"notification-sent", "notification-dropped", "activation-altered", "forgotten", "delayed", "routed", "held"}
 
 func (k TraceKind) String() string {
 	if int(k) < len(traceKindNames) && k != 0 {
@@ -216,6 +221,10 @@ func (r TraceRecord) String() string {
 		return fmt.Sprintf("%s peer=i%d", s, r.Peer)
 	case TraceEndpointForgotten:
 		return s + " target"
+	case TraceDelayed:
+		return fmt.Sprintf("%s %s no route", s, dir)
+	case TraceRouted:
+		return fmt.Sprintf("%s %s peer=i%d", s, dir, r.Peer)
 	case TraceLockAcquired, TraceLockReleased, TraceDeadlock:
 		return fmt.Sprintf("%s tx%d %v", head, r.Tx, r.Group)
 	case TraceLockWait:

@@ -157,8 +157,11 @@ func (o *outbound) trimHead() {
 
 // TransmissionQueueRow is a row of sys.transmission_queue (ENT-7).
 type TransmissionQueueRow struct {
-	ConversationHandle    ConversationHandle
-	ToService             ServiceID
+	ConversationHandle ConversationHandle
+	ToService          ServiceName
+	ToBrokerInstance   BrokerID
+	// FromService is the sending service, on this instance; FromFarService for a message
+	// that arrived from another instance and waits here for an OFF queue (TXQ-4).
 	FromService           ServiceID
 	Contract              ContractID
 	EnqueueTime           time.Duration
@@ -182,6 +185,7 @@ func (b *Broker) queueRow(now time.Duration, ep *endpoint, mt MessageTypeID, byt
 	if ep.out.empty() {
 		ep.txLevel = b.transmitLevel(ep)
 	}
+	b.ensureRouted(now, ep)
 	b.useTransmissionObject(ep)
 	seq := ep.sendSeq
 	ep.sendSeq++
@@ -294,7 +298,7 @@ func checkShare(now time.Duration, ep *endpoint) {
 // a transmission object (TXQ-6).
 func (b *Broker) transmitEndpoint(now time.Duration, ep *endpoint) {
 	o := ep.out
-	if q := b.queues[b.cat.Services[ep.farService].Queue]; q.status == QueueOff {
+	if q := b.queues[b.cat.Services[ep.farLocal].Queue]; q.status == QueueOff {
 		if !o.held {
 			o.held = true
 			q.heldSenders = append(q.heldSenders, ep)
@@ -422,12 +426,15 @@ func (b *Broker) emitFragment(now time.Duration, ep *endpoint, r *txqRow, f int3
 		ErrorCode: r.errorCode, SentAt: r.enqueued, TransmittedAt: r.transmitted, Contract: ep.contract, Lifetime: ep.lifetime,
 	}
 	if ep.isInitiator {
-		frag.FromService, frag.ToService = ep.service, ep.farService
+		frag.FromService, frag.ToService = b.cat.NameOf(ep.service), ep.farName
+		frag.FromBroker, frag.ToBroker = b.brokerOf(ep.service), ep.farBroker
 	} else {
-		frag.FromService, frag.ToService = ep.farService, ep.service
+		frag.FromService, frag.ToService = ep.farName, b.cat.NameOf(ep.service)
+		frag.FromBroker, frag.ToBroker = ep.farBroker, b.brokerOf(ep.service)
 	}
 	if ep.in != nil && ep.in.ackOwed {
 		frag.Ack = ep.ackFor()
+		frag.Ack.Broker = b.brokerOf(ep.service)
 		ep.in.ackOwed = false
 		b.counters.AcksPiggybacked++
 	}

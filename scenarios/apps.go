@@ -15,7 +15,9 @@ type workloadRun struct {
 	cfg                     *Workload
 	index                   int
 	inst                    model.InstanceID
-	from, to                model.ServiceID
+	from                    model.ServiceID
+	to                      model.ServiceName
+	toBroker                model.BrokerID
 	contract                model.ContractID
 	messageType, replyType  model.MessageTypeID
 	arrivals, gaps, sizes   *rand.Rand
@@ -49,8 +51,9 @@ const beginNext = ^uint64(0)
 func (w *world) newWorkload(i int) (*workloadRun, error) {
 	cfg := &w.cfg.Workloads[i]
 	wl := &workloadRun{w: w, cfg: cfg, index: i}
-	wl.from, _ = w.cat.Service(cfg.From)
-	wl.to, _ = w.cat.Service(cfg.To)
+	wl.from, _ = FindService(w.cat, cfg.From)
+	wl.to, _ = w.cat.ServiceName(cfg.To)
+	wl.toBroker, _ = FindBrokerInstance(w.cat, cfg.ToBrokerInstance)
 	wl.inst = w.instanceOfService(wl.from)
 	wl.contract, _ = w.cat.Contract(orDefault(cfg.Contract, model.ContractDefault))
 	wl.messageType, _ = w.cat.MessageType(orDefault(cfg.MessageType, model.MessageTypeDefault))
@@ -76,7 +79,7 @@ func (wl *workloadRun) HandleEvent(arg uint64) {
 // GROUP, DLG-2); BEGIN DIALOG then waits while the initiator's reader holds the group.
 func (wl *workloadRun) begin() {
 	w := wl.w
-	opts := model.BeginDialogOptions{Lifetime: wl.cfg.Lifetime}
+	opts := model.BeginDialogOptions{Lifetime: wl.cfg.Lifetime, ToBrokerInstance: wl.toBroker}
 	if wl.cfg.GroupSize > 1 && wl.attempts%wl.cfg.GroupSize != 0 {
 		opts.RelatedConversationGroup = wl.group
 	}

@@ -67,12 +67,12 @@ type worldSpec struct {
 	// from 20 s to 3 h, longer than every timer of the model (the retry back-off maximum of
 	// 64 s, the idle close of 90 s, the 30 min retention of closed targets, every
 	// lifetime drawn); OneWay cuts one direction only.
-	PartitionMs   int
-	OneWay        bool
+	PartitionMs int
+	OneWay      bool
 	// QueueFlips is how many times a queue, drawn each time, is switched OFF and then ON
 	// again: what arrives for it meanwhile waits in its database's transmission queue
 	// (TXQ-4, G-18); windows on different queues, or on the same one, may overlap.
-	QueueFlips int
+	QueueFlips    int
 	Replies       bool
 	EndWithError  bool
 	SendWindow    int  // fragments in flight per dialog (G-11)

@@ -122,6 +122,8 @@ var kindFields = [...]field{
 	model.TraceNotificationDropped: fConversation | fMessageType,
 	model.TraceActivationAltered:   fQueue | fMaxReaders | fRunning | fCause,
 	model.TraceEndpointForgotten:   fConversation,
+	model.TraceDelayed:             fConversation | fFromInitiator,
+	model.TraceRouted:              fPeer | fConversation | fFromInitiator,
 	model.TraceMessageHeld:         fPeer | fConversation | fFromInitiator | fSequence | fMessageType | fBytes | fSentAt | fGroup,
 }
 
