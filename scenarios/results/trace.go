@@ -124,6 +124,7 @@ var kindFields = [...]field{
 	model.TraceEndpointForgotten:   fConversation,
 	model.TraceDelayed:             fConversation | fFromInitiator,
 	model.TraceRouted:              fPeer | fConversation | fFromInitiator,
+	model.TraceForwarded:           fPeer | fConversation | fFromInitiator | fSequence | fFragment | fFragments | fPriority | fScheduling,
 	model.TraceMessageHeld:         fPeer | fConversation | fFromInitiator | fSequence | fMessageType | fBytes | fSentAt | fGroup,
 }
 
