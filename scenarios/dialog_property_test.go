@@ -68,9 +68,12 @@ type worldSpec struct {
 	// from 20 s to 3 h, longer than every timer of the model (the retry back-off maximum of
 	// 64 s, the idle close of 90 s, the 30 min retention of closed targets, every
 	// lifetime drawn); OneWay cuts one direction only.
-	PartitionMs   int
-	OneWay        bool
-	QueueFlip     bool // a target queue switched OFF, then ON again
+	PartitionMs int
+	OneWay      bool
+	// QueueFlips is how many times a queue, drawn each time, is switched OFF and then ON
+	// again: what arrives for it meanwhile waits in its database's transmission queue
+	// (TXQ-4, G-18); windows on different queues, or on the same one, may overlap.
+	QueueFlips    int
 	Replies       bool
 	EndWithError  bool
 	SendWindow    int  // fragments in flight per dialog (G-11)
@@ -197,11 +200,11 @@ func (s worldSpec) config() Config {
 			EndWithError: s.EndWithError, Lifetime: time.Duration(max(s.LifetimeMs, 0)) * time.Millisecond,
 		})
 	}
-	if s.QueueFlip {
+	for k := range s.QueueFlips {
 		q := fmt.Sprintf("QI%d", r.IntN(s.Instances))
-		off := time.Duration(r.IntN(1000)) * time.Millisecond
-		cfg.Timeline = []Change{{At: off, Queue: q, Status: model.QueueOff},
-			{At: off + time.Duration(1+r.IntN(10000))*time.Millisecond, Queue: q, Status: model.QueueOn}}
+		off := time.Duration(r.IntN(1000+k*5000)) * time.Millisecond
+		cfg.Timeline = append(cfg.Timeline, Change{At: off, Queue: q, Status: model.QueueOff},
+			Change{At: off + time.Duration(1+r.IntN(10000))*time.Millisecond, Queue: q, Status: model.QueueOn})
 	}
 	return cfg
 }
@@ -278,7 +281,7 @@ func genWorldSpec() gopter.Gen {
 		"JitterMs":      gen.IntRange(0, 50),
 		"PartitionMs":   gen.OneGenOf(gen.Const(0), gen.IntRange(1, 20_000), gen.IntRange(20_001, 3*3600_000)),
 		"OneWay":        gen.Bool(),
-		"QueueFlip":     gen.Bool(),
+		"QueueFlips":    gen.IntRange(0, 3),
 		"Replies":       gen.Bool(),
 		"EndWithError":  gen.Bool(),
 		"SendWindow":    gen.IntRange(1, 64),
