@@ -77,13 +77,18 @@ type endpoint struct {
 	scheduled  bool
 	schedLevel uint8
 	schedSlot  uint32
-	turn       uint64
-	readySince time.Duration
 	// local is true when the far service is on this instance: messages go straight to the
 	// target queue (TXQ-2).
 	local bool
 	// hasTO is true once a transmission object exists for the endpoint (TXQ-6).
 	hasTO bool
+	// discardArrivals is set once an Error arrived or the lifetime expired: later arrivals are
+	// discarded and acked (G-15, G-17).
+	discardArrivals bool
+	// deleted is set when the endpoint leaves the broker's tables.
+	deleted    bool
+	turn       uint64
+	readySince time.Duration
 	// lifetime is the absolute expiry, zero for none.
 	lifetime time.Duration
 	// retainUntil is when a closed target endpoint may be forgotten: ClosedTargetRetention
@@ -126,11 +131,6 @@ type endpoint struct {
 	fwd *forwardQueue
 	// notification is set on the dialog that carries an event notification (ACT-11).
 	notification *notification
-	// discardArrivals is set once an Error arrived or the lifetime expired: later arrivals are
-	// discarded and acked (G-15, G-17).
-	discardArrivals bool
-	// deleted is set when the endpoint leaves the broker's tables.
-	deleted bool
 }
 
 // row returns the endpoint as sys.conversation_endpoints shows it.
