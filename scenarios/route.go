@@ -175,10 +175,10 @@ func (c *Config) validateRoutes(cat *model.Catalog, visit func(*routeTables)) er
 		}
 		inst, db, err := findRouteTable(cat, ch.Route.Instance, ch.Route.Database)
 		if err != nil {
-			return fmt.Errorf("timeline %d: %v: %w", i, ch.Route.Op, err)
+			return fmt.Errorf("timeline %d: Route: %v: %w", i, ch.Route.Op, err)
 		}
 		if err := t.apply(cat, inst, db, ch.Route); err != nil {
-			return fmt.Errorf("timeline %d: %w", i, err)
+			return fmt.Errorf("timeline %d: Route: %w", i, err)
 		}
 		if visit != nil {
 			visit(t)

@@ -222,6 +222,7 @@ func (e *encoder) instance(in *model.Instance) *yaml.Node {
 		dbs.add(e.database(&in.Databases[i]))
 	}
 	m.setList("databases", dbs)
+	instanceRoutingNode(m, in)
 	return m.Node
 }
 
@@ -289,6 +290,7 @@ func (e *encoder) database(db *model.Database) *yaml.Node {
 		notifications.add(nm.Node)
 	}
 	m.setList("event_notifications", notifications)
+	databaseRoutingNode(m, db)
 	return m.Node
 }
 
