@@ -317,6 +317,10 @@ func (w *world) unfinishedDetail(v *invariant.Violation) string {
 				side = "initiator"
 			}
 			parts = append(parts, fmt.Sprintf("the %s endpoint of %s in %v", side, name, ep.State))
+			if ep.Delayed {
+				parts = append(parts, "delayed: no route leads to its far service (RTE-2 step 7)")
+				continue
+			}
 			if ep.IsInitiator && !w.hasEndpoint(ep.FarInstance, v.Conversation, false) {
 				parts = append(parts, fmt.Sprintf("no target endpoint on %s", w.cat.Instances[ep.FarInstance].Name))
 			}

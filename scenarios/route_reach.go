@@ -102,7 +102,7 @@ func (t *routeTables) reach(cat *model.Catalog, db model.DatabaseID, name, broke
 	}
 	var out []model.ServiceID
 	for _, r := range routes {
-		out = append(out, t.follow(cat, inst, db, r, name, broker, 0)...)
+		out = append(out, t.follow(cat, inst, db, r, name, routeBroker(r, broker), 0)...)
 	}
 	return out
 }
@@ -152,9 +152,18 @@ func (t *routeTables) arrive(cat *model.Catalog, inst model.InstanceID, name, br
 	}
 	var out []model.ServiceID
 	for _, r := range routes {
-		out = append(out, t.follow(cat, inst, model.Msdb, r, name, broker, hops)...)
+		out = append(out, t.follow(cat, inst, model.Msdb, r, name, routeBroker(r, broker), hops)...)
 	}
 	return out
+}
+
+// routeBroker is the broker instance a conversation goes on with once route r is chosen:
+// a route that names one picks it for a conversation that had none (RTE-2 step 3).
+func routeBroker(r model.Route, broker string) string {
+	if broker == "" {
+		return r.BrokerInstance
+	}
+	return broker
 }
 
 // staticLocalService returns the service called name of instance inst that local

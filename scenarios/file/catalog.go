@@ -377,6 +377,7 @@ func (d *decoder) broker(top *mapping) model.Config {
 	m.duration("connection_idle_close", &c.ConnectionIdleClose)
 	m.sizeInt("transmission_object_bytes", &c.TransmissionObjectBytes)
 	m.duration("closed_target_retention", &c.ClosedTargetRetention)
+	m.duration("route_retry_interval", &c.RouteRetryInterval)
 	aging := true
 	m.onOff("starvation_aging", &aging)
 	c.StarvationAgingOff = !aging

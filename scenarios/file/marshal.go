@@ -399,6 +399,7 @@ func (e *encoder) broker(c model.Config) node {
 	m.duration("connection_idle_close", c.ConnectionIdleClose)
 	m.integer("transmission_object_bytes", int64(c.TransmissionObjectBytes))
 	m.duration("closed_target_retention", c.ClosedTargetRetention)
+	m.duration("route_retry_interval", c.RouteRetryInterval)
 	if c.StarvationAgingOff {
 		m.set("starvation_aging", onOffValue(false))
 	}
