@@ -188,8 +188,8 @@ func TestValidateFilesPrintsWarningsWithoutFailing(t *testing.T) {
 	dir := t.TempDir()
 	warned := dir + "/warned.yaml"
 	bad := dir + "/bad.yaml"
-	require.NoError(t, os.WriteFile(warned, []byte( strings.Replace(routedSites, "        routes: [{name: toT, service_name: T, address: B}]\n", "", 1)), 0o644))
-	require.NoError(t, os.WriteFile(bad, []byte( strings.Replace(routedSites, "service_name: T, address: B}", "service_name: T, address: Mars}", 1)), 0o644))
+	require.NoError(t, os.WriteFile(warned, []byte(strings.Replace(routedSites, "        routes: [{name: toT, service_name: T, address: B}]\n", "", 1)), 0o644))
+	require.NoError(t, os.WriteFile(bad, []byte(strings.Replace(routedSites, "service_name: T, address: B}", "service_name: T, address: Mars}", 1)), 0o644))
 
 	var stdout, stderr bytes.Buffer
 	assert.True(t, ValidateFiles([]string{warned}, &stdout, &stderr))
