@@ -38,8 +38,11 @@ type Broker struct {
 	counter      uint64 // for handles, conversation and group ids
 	queuingOrder int64
 
-	// msdb is msdb's sys.routes, for the messages that arrive (RTE-1).
-	msdb routeTable
+	// msdb is msdb's sys.routes, for the messages that arrive (RTE-1). forwards holds, by
+	// next hop, what this instance forwards (RTE-5), and forwardHeld its bytes.
+	msdb        routeTable
+	forwards    []*endpoint
+	forwardHeld int64
 
 	groups     map[ConversationGroupID]*group // this instance's conversation groups
 	txCounter  uint64
@@ -131,6 +134,8 @@ type Counters struct {
 	Deadlocks              int64 // victims rolled back (G-24)
 	PoisonDisables         int64 // queues turned OFF by poison detection (QUE-8)
 	SendsDropped           int64 // SENDs whose dialog failed before their commit
+	FragmentsForwarded     int64 // fragments passed on to the next hop (RTE-5)
+	AcksForwarded          int64 // dedicated acknowledgements passed on
 }
 
 // NewBroker returns the broker of instance id.
@@ -337,12 +342,26 @@ func (b *Broker) fillBlock(now time.Duration, c *connection, s *scheduler) {
 		if !ok {
 			panic(fmt.Sprintf("model: instance %d: dialog %v waits in the scheduler with nothing due at t=%v", b.id, ep.conv, now))
 		}
-		if size := fragmentHeaderBytes + int(fragmentBytes(r.bytes, b.cfg.FragmentSize, f)); c.blockOpen && c.blockBytes+size > b.cfg.BlockBytesMax {
+		var size int
+		if ep.fwd != nil {
+			size = int(heldBytes(&ep.fwd.held[ep.fwd.head].f))
+		} else {
+			size = fragmentHeaderBytes + int(fragmentBytes(r.bytes, b.cfg.FragmentSize, f))
+		}
+		if c.blockOpen && c.blockBytes+size > b.cfg.BlockBytesMax {
 			b.sendBlock(c) // full: the fragment goes first in the next block, once the wire is free
 			return
 		}
 		if b.onPick != nil {
 			b.onPick(now, c.peer, ep)
+		}
+		if ep.fwd != nil {
+			if b.tracing {
+				b.traceForwarded(now, s, ep)
+			}
+			b.sendForwarded(now, ep)
+			b.rescheduleAfter(ep, true)
+			continue
 		}
 		if b.tracing {
 			b.traceDecision(now, c.peer, s, ep)

@@ -115,6 +115,9 @@ type endpoint struct {
 	levelIdx, ageIdx int32
 	// timerAt is when the conversation timer expires, zero for none (DLG-14).
 	timerAt time.Duration
+	// fwd is set on the pseudo-dialog that holds what a forwarder passes on to farInstance
+	// (RTE-5); such an endpoint is nothing else.
+	fwd *forwardQueue
 	// notification is set on the dialog that carries an event notification (ACT-11).
 	notification *notification
 	// discardArrivals is set once an Error arrived or the lifetime expired: later arrivals are

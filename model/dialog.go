@@ -282,25 +282,33 @@ func (b *Broker) receivePacket(now time.Duration, p *Packet) {
 		c.stats.BytesReceived += int64(p.Size())
 	}
 	for i := range p.Acks {
-		b.ackArrived(now, &p.Acks[i])
+		if !b.ackArrived(now, &p.Acks[i]) && p.From != b.id {
+			b.passOnAck(now, &p.Acks[i])
+		}
 	}
 	for i := range p.Fragments {
 		f := &p.Fragments[i]
 		if f.Ack.Valid {
-			b.ackArrived(now, &f.Ack)
+			b.ackArrived(now, &f.Ack) // without an endpoint here, it travels on with its fragment
 		}
 		b.fragmentArrived(now, p.From, f)
 	}
 }
 
-// ackArrived applies an acknowledgement to the endpoint that sent the data it covers.
-func (b *Broker) ackArrived(now time.Duration, a *Ack) {
-	if ep := b.dialogs[dialogKey{a.Conversation, a.FromInitiator}]; ep != nil && !ep.deleted {
+// ackArrived applies an acknowledgement to the endpoint that sent the data it covers, and
+// reports whether this instance has that endpoint.
+func (b *Broker) ackArrived(now time.Duration, a *Ack) bool {
+	ep := b.dialogs[dialogKey{a.Conversation, a.FromInitiator}]
+	if ep == nil {
+		return false
+	}
+	if !ep.deleted {
 		if ep.farBroker == 0 {
 			ep.farBroker = a.Broker // PROTO-13: the target's broker instance, from its first ack
 		}
 		b.applyAck(now, ep, a)
 	}
+	return true
 }
 
 // fragmentArrived routes an arriving fragment to its endpoint, creating the target endpoint
@@ -308,6 +316,9 @@ func (b *Broker) ackArrived(now time.Duration, a *Ack) {
 func (b *Broker) fragmentArrived(now time.Duration, from InstanceID, f *Fragment) {
 	b.counters.FragmentsReceived++
 	ep := b.dialogs[dialogKey{f.Conversation, !f.FromInitiator}]
+	if ep == nil && from != b.id && b.passOn(now, f) {
+		return // not for this instance: forwarded or dropped (RTE-4, RTE-5)
+	}
 	if f.Sequence == Unsequenced {
 		if ep != nil && ep.state == DisconnectedOutbound {
 			// The far side refused the dialog after this side ended it: nothing it waits
@@ -384,7 +395,8 @@ func (b *Broker) createTarget(now time.Duration, from InstanceID, f *Fragment) *
 		b.discard(now, f, ReasonTargetRefused)
 		// It goes on its own, like an acknowledgement, outside the blocks and their turn.
 		b.transmit(b.conns[from], &Packet{From: b.id, To: from, Fragments: []Fragment{{Conversation: f.Conversation,
-			FromInitiator: false, Sequence: Unsequenced, Count: 1, MessageType: ErrorMessageType, ErrorCode: code, SentAt: now}}})
+			FromInitiator: false, Sequence: Unsequenced, Count: 1, MessageType: ErrorMessageType, ErrorCode: code, SentAt: now,
+			FromService: f.FromService, ToService: f.ToService, FromBroker: f.FromBroker, Contract: f.Contract}}})
 		return nil
 	}
 	ep := &endpoint{

@@ -29,8 +29,11 @@ type Fragment struct {
 	// them (DLG-3); routing reads them (section 9).
 	FromService, ToService ServiceName
 	FromBroker, ToBroker   BrokerID
-	Contract               ContractID
-	Lifetime               time.Duration
+	// Hops counts the forwarders the fragment went through (RTE-6): hops_remaining is
+	// HopBudget less it.
+	Hops     uint8
+	Contract ContractID
+	Lifetime time.Duration
 	// Ack is an acknowledgement for the opposite direction of the same dialog, carried in
 	// this fragment's header (PROTO-8).
 	Ack Ack
@@ -51,8 +54,25 @@ type Ack struct {
 	Fragment      int32
 	Selective     []FragmentRange
 	// Broker is the broker instance of the endpoint that acknowledges: the initiator learns
-	// the target's from its first acknowledgement (PROTO-13).
-	Broker BrokerID
+	// the target's from its first acknowledgement (PROTO-13). ToService and ToBroker are
+	// where a dedicated acknowledgement goes, for the forwarders on the way; Hops as for a
+	// fragment.
+	Broker    BrokerID
+	ToService ServiceName
+	ToBroker  BrokerID
+	Hops      uint8
+}
+
+// HopBudget is how many forwarders a message may go through (G-27: 32).
+const HopBudget = 32
+
+// destination returns the service and broker instance a fragment goes to: the target's
+// when the initiator sent it, the initiator's otherwise.
+func (f *Fragment) destination() (ServiceName, BrokerID) {
+	if f.FromInitiator {
+		return f.ToService, f.ToBroker
+	}
+	return f.FromService, f.FromBroker
 }
 
 // FragmentRange is the fragments [From, To) of message Sequence.

@@ -273,8 +273,10 @@ func entry(now time.Duration, r Route) routeEntry {
 // routes of the first step of RTE-2 with live matches, steps 1, 2, 3 and 5, and among them
 // the best by RTE-3, in turn when several are as good. Step 4 (a dynamic routing service)
 // is not modelled; step 6 (a local database with the broker instance) and step 7 (the
-// conversation waits) are the caller's. ok is false when no route matches.
-func (t *routeTable) match(now time.Duration, service, broker string) (Route, bool) {
+// conversation waits) are the caller's. ok is false when no route matches. A non-zero key
+// chooses among equally good routes instead of the turn, so that every fragment of one
+// dialog takes the same one at a forwarder.
+func (t *routeTable) match(now time.Duration, service, broker string, key uint64) (Route, bool) {
 	var found []int
 	pick := func(keep func(r *routeEntry) bool) bool {
 		for i := range t.list {
@@ -299,11 +301,24 @@ func (t *routeTable) match(now time.Duration, service, broker string) (Route, bo
 	}
 	found = slices.DeleteFunc(found, func(i int) bool { return t.list[i].class() != best })
 	i := found[0]
-	if len(found) > 1 {
+	switch {
+	case len(found) > 1 && key != 0:
+		i = found[int(mix(key)%uint64(len(found)))]
+	case len(found) > 1:
 		i = found[int(t.turn)%len(found)]
 		t.turn++
 	}
 	return t.list[i].Route, true
+}
+
+// mix spreads a key's bits (splitmix64's finalizer), so that keys that differ only in
+// their high bits spread over the routes too.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // firstBroker is RTE-2's step 3: without the conversation's broker instance, the routes for
@@ -425,7 +440,7 @@ type hop struct {
 func (b *Broker) routeTo(now time.Duration, db DatabaseID, service ServiceName, broker BrokerID) (hop, bool) {
 	name := b.cat.ServiceNames[service]
 	guid := b.cat.BrokerInstance(broker)
-	r, ok := b.dbs[db].routes.match(now, name, guid)
+	r, ok := b.dbs[db].routes.match(now, name, guid, 0)
 	if !ok {
 		// Step 6: the broker instance is a database of this instance with the service.
 		if s, found := b.localService(name, broker, db); found && broker != 0 {

@@ -123,7 +123,7 @@ func TestRTE2_RouteMatchingStopsAtTheFirstStepWithMatches(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			table := newRouteTable(0, tt.routes)
 
-			r, ok := table.match(0, "S", tt.broker)
+			r, ok := table.match(0, "S", tt.broker, 0)
 
 			assert.Equal(t, tt.want != "", ok)
 			assert.Equal(t, tt.want, r.Name)
@@ -135,8 +135,8 @@ func TestRTE2_RouteMatchingStopsAtTheFirstStepWithMatches(t *testing.T) {
 func TestRTE1_ExpiredRoutesAreIgnored(t *testing.T) {
 	table := newRouteTable(time.Minute, []Route{{Name: "short", ServiceName: "S", Address: "B", Lifetime: time.Minute}})
 
-	_, before := table.match(2*time.Minute-1, "S", "")
-	_, after := table.match(2*time.Minute, "S", "")
+	_, before := table.match(2*time.Minute-1, "S", "", 0)
+	_, after := table.match(2*time.Minute, "S", "", 0)
 
 	assert.True(t, before)
 	assert.False(t, after, "the route lived one minute from its CREATE")
@@ -159,14 +159,14 @@ func TestRTE3_ChoiceAmongMatches(t *testing.T) {
 		{[]Route{transport}, "transport"},
 	} {
 		table := newRouteTable(0, tt.routes)
-		r, _ := table.match(0, "S", "")
+		r, _ := table.match(0, "S", "", 0)
 		assert.Equal(t, tt.want, r.Name)
 	}
 
 	table := newRouteTable(0, []Route{address, {Name: "address2", ServiceName: "S", Address: "C"}, transport})
 	var got []string
 	for range 4 {
-		r, _ := table.match(0, "S", "")
+		r, _ := table.match(0, "S", "", 0)
 		got = append(got, r.Name)
 	}
 	assert.Equal(t, []string{"address", "address2", "address", "address2"}, got)

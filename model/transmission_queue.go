@@ -301,6 +301,10 @@ func (b *Broker) transmitEndpoint(now time.Duration, ep *endpoint) {
 // never sent while the send and receive windows allow it (G-11, G-21). It also returns
 // when the endpoint's oldest due fragment became due, for the scheduler's aging.
 func (b *Broker) nextFragment(ep *endpoint) (r *txqRow, f int32, since time.Duration, ok bool) {
+	if ep.fwd != nil {
+		since, ok = ep.fwd.next()
+		return nil, 0, since, ok
+	}
 	o := ep.out
 	if o == nil {
 		return nil, 0, 0, false

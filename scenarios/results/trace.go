@@ -124,6 +124,7 @@ var kindFields = [...]field{
 	model.TraceEndpointForgotten:   fConversation,
 	model.TraceDelayed:             fConversation | fFromInitiator,
 	model.TraceRouted:              fPeer | fConversation | fFromInitiator,
+	model.TraceForwarded:           fPeer | fConversation | fFromInitiator | fSequence | fFragment | fFragments | fPriority | fScheduling,
 }
 
 // fieldsOf returns the fields of r's kind, or, for a kind not in kindFields, those that are
