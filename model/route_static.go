@@ -17,7 +17,7 @@ func RouteCandidates(routes []Route, service, broker string) []Route {
 	t := newRouteTable(0, routes)
 	var out []Route
 	for range routes {
-		r, ok := t.match(0, service, broker)
+		r, ok := t.match(0, service, broker, 0)
 		if !ok || (len(out) > 0 && out[0].Name == r.Name) {
 			break
 		}
