@@ -74,7 +74,7 @@ func (c *Config) RouteWarnings(cat *model.Catalog) []RouteWarning {
 		fromDB := cat.Databases[cat.Services[r.from].Database]
 		if len(r.targets) == 0 {
 			out = append(out, RouteWarning{Workload: i, Field: "To", Message: fmt.Sprintf(
-				"no route of %s/%s reaches a service %q (RTE-2, over its routes and the timeline's route changes): its dialogs would be delayed for ever, their messages left in sys.transmission_queue",
+				"no route of %s/%s reaches a service %q (RTE-2, over its routes and the timeline's route changes): its messages would never arrive, but wait in sys.transmission_queue (delayed, or retried for ever)",
 				cat.Instances[fromDB.Instance].Name, fromDB.Name, wl.To)})
 			continue
 		}

@@ -191,7 +191,7 @@ func TestRTE2_RouteWarningsFindTargetsNoRouteReaches(t *testing.T) {
 		want []RouteWarning
 	}{
 		{"no route", routedTwoInstances(0, wl), []RouteWarning{{Workload: 0, Field: "To",
-			Message: `no route of A/Orders reaches a service "Target" (RTE-2, over its routes and the timeline's route changes): its dialogs would be delayed for ever, their messages left in sys.transmission_queue`}}},
+			Message: `no route of A/Orders reaches a service "Target" (RTE-2, over its routes and the timeline's route changes): its messages would never arrive, but wait in sys.transmission_queue (delayed, or retried for ever)`}}},
 		{"a route created later", routedTwoInstances(time.Hour, wl), nil},
 		{"no way back", func() Config {
 			cfg := routedTwoInstances(time.Second, wl)
@@ -204,9 +204,9 @@ func TestRTE2_RouteWarningsFindTargetsNoRouteReaches(t *testing.T) {
 			cfg.Instances[0].Databases[0].Routes = []model.Route{{Name: "r", ServiceName: "Target", BrokerInstance: model.BrokerGUID("X", "Y"), Address: "B"}}
 			return cfg
 		}(), []RouteWarning{{Workload: 0, Field: "To",
-			Message: `no route of A/Orders reaches a service "Target" (RTE-2, over its routes and the timeline's route changes): its dialogs would be delayed for ever, their messages left in sys.transmission_queue`}}},
+			Message: `no route of A/Orders reaches a service "Target" (RTE-2, over its routes and the timeline's route changes): its messages would never arrive, but wait in sys.transmission_queue (delayed, or retried for ever)`}}},
 		{"through a forwarder (RTE-4: off drops)", gateway(false), []RouteWarning{{Workload: 0, Field: "To",
-			Message: `no route of A/Orders reaches a service "Target" (RTE-2, over its routes and the timeline's route changes): its dialogs would be delayed for ever, their messages left in sys.transmission_queue`}}},
+			Message: `no route of A/Orders reaches a service "Target" (RTE-2, over its routes and the timeline's route changes): its messages would never arrive, but wait in sys.transmission_queue (delayed, or retried for ever)`}}},
 		{"through a forwarder that forwards", gateway(true), nil},
 		{"a wildcard route", func() Config {
 			cfg := routedTwoInstances(0, wl)

@@ -167,7 +167,7 @@ func TestRTE2_LoadWarnsOfTargetsNoRouteReaches(t *testing.T) {
 	noRoute := strings.Replace(routedSites, "        routes: [{name: toT, service_name: T, address: B}]\n", "", 1)
 	f := loadRouted(t, noRoute)
 	require.Len(t, f.Warnings, 1)
-	assert.Equal(t, `routes.yaml:22:44: workloads[0].to_service: warning: no route of A/D reaches a service "T" (RTE-2, over its routes and the timeline's route changes): its dialogs would be delayed for ever, their messages left in sys.transmission_queue`,
+	assert.Equal(t, `routes.yaml:22:44: workloads[0].to_service: warning: no route of A/D reaches a service "T" (RTE-2, over its routes and the timeline's route changes): its messages would never arrive, but wait in sys.transmission_queue (delayed, or retried for ever)`,
 		f.Warnings[0].Error())
 
 	later := loadRouted(t, noRoute+"timeline:\n  - {at: 2m, create_route: {database: A/D, name: toT, service_name: T, address: B}}\n")
