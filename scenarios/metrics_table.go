@@ -185,6 +185,9 @@ func runMetrics() []Metric {
 				}
 				return instanceValue(func(in InstanceResult) float64 { return float64(in.ConversationsDelayed) })(res, s)
 			}},
+		{Name: "fragments.forwarded", Takes: InstanceKey,
+			Doc:   "fragments passed on to their next hop by forwarders (RTE-5); with an instance, by that one",
+			value: instanceValue(func(in InstanceResult) float64 { return float64(in.Counters.FragmentsForwarded) })},
 		{Name: "endpoints.created", Takes: InstanceKey,
 			Doc:   "conversation endpoints created, both sides; on an instance that only receives, the dialogs routes gave it (RTE-3); with an instance, on that one",
 			value: instanceValue(func(in InstanceResult) float64 { return float64(in.Counters.EndpointsCreated) })},

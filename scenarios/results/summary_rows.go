@@ -193,6 +193,8 @@ type InstanceCounters struct {
 	Deadlocks              int64 `json:"deadlocks"`
 	PoisonDisables         int64 `json:"poison_disables"`
 	SendsDropped           int64 `json:"sends_dropped"`
+	FragmentsForwarded     int64 `json:"fragments_forwarded"`
+	AcksForwarded          int64 `json:"acks_forwarded"`
 }
 
 // Connection is a broker's adjacent-broker connection to one peer
@@ -334,7 +336,8 @@ func instanceCounters(c model.Counters) InstanceCounters {
 		FragmentsReceived: c.FragmentsReceived, DuplicatesDiscarded: c.DuplicatesDiscarded, CorruptDiscarded: c.CorruptDiscarded,
 		FragmentsDiscarded: c.FragmentsDiscarded, AcksSent: c.AcksSent, AcksPiggybacked: c.AcksPiggybacked,
 		EndpointsCreated: c.EndpointsCreated, EndpointsDeleted: c.EndpointsDeleted, Commits: c.Commits,
-		Rollbacks: c.Rollbacks, Deadlocks: c.Deadlocks, PoisonDisables: c.PoisonDisables, SendsDropped: c.SendsDropped}
+		Rollbacks: c.Rollbacks, Deadlocks: c.Deadlocks, PoisonDisables: c.PoisonDisables, SendsDropped: c.SendsDropped,
+		FragmentsForwarded: c.FragmentsForwarded, AcksForwarded: c.AcksForwarded}
 }
 
 func workloads(in []scenarios.WorkloadResult) []Workload {
