@@ -93,6 +93,8 @@ func alteredRoute(old, r model.Route) model.Route {
 // by instance, the databases' by DatabaseID.
 type routeTables struct {
 	msdb, dbs [][]model.Route
+	// loop is the first forwarding loop a walk of RouteWarnings found, empty for none.
+	loop string
 }
 
 func initialRouteTables(cat *model.Catalog) *routeTables {

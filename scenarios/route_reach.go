@@ -3,15 +3,17 @@ package scenarios
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/sbsim/sbsim/model"
 )
 
 // RouteWarning is what a look at the routes before a run finds legal but likely wrong
 // (section 9): a workload whose target service no route reaches, so that its dialogs
-// would be delayed for ever (RTE-2 step 7), or a target with no route back to the
-// initiator's service, which could never acknowledge. Delayed routing is legal, so these
-// are warnings, not errors.
+// would be delayed for ever (RTE-2 step 7) or their messages dropped on the way (RTE-4),
+// a forwarding loop on the way (RTE-6), or a target with no route back to the initiator's
+// service, which could never acknowledge. Delayed routing is legal, so these are
+// warnings, not errors.
 type RouteWarning struct {
 	Workload int
 	// Field is the workload's field the warning is about: To for the way there, From for
@@ -35,6 +37,7 @@ func (c *Config) RouteWarnings(cat *model.Catalog) []RouteWarning {
 		broker  string
 		targets []model.ServiceID // reached at some point, in the order found
 		back    []model.ServiceID // the targets with a way back at some point
+		loop    string            // the first forwarding loop on the way there
 	}
 	reach := make([]workloadReach, len(c.Workloads))
 	for i, wl := range c.Workloads {
@@ -49,7 +52,12 @@ func (c *Config) RouteWarnings(cat *model.Catalog) []RouteWarning {
 		for i := range c.Workloads {
 			r := &reach[i]
 			fromDB := cat.Services[r.from].Database
-			for _, s := range t.reach(cat, fromDB, c.Workloads[i].To, r.broker) {
+			t.loop = ""
+			reached := t.reach(cat, fromDB, c.Workloads[i].To, r.broker)
+			if r.loop == "" {
+				r.loop = t.loop
+			}
+			for _, s := range reached {
 				if !slices.Contains(r.targets, s) {
 					r.targets = append(r.targets, s)
 				}
@@ -72,6 +80,11 @@ func (c *Config) RouteWarnings(cat *model.Catalog) []RouteWarning {
 	for i, r := range reach {
 		wl := &c.Workloads[i]
 		fromDB := cat.Databases[cat.Services[r.from].Database]
+		if r.loop != "" {
+			out = append(out, RouteWarning{Workload: i, Field: "To", Message: fmt.Sprintf(
+				"the msdb routes of forwarders send service %q round a loop, %s: a message on it is dropped once its hops are spent (RTE-6, G-27)",
+				wl.To, r.loop)})
+		}
 		if len(r.targets) == 0 {
 			out = append(out, RouteWarning{Workload: i, Field: "To", Message: fmt.Sprintf(
 				"no route of %s/%s reaches a service %q (RTE-2, over its routes and the timeline's route changes): its messages would never arrive, but wait in sys.transmission_queue (delayed, or retried for ever)",
@@ -102,15 +115,17 @@ func (t *routeTables) reach(cat *model.Catalog, db model.DatabaseID, name, broke
 	}
 	var out []model.ServiceID
 	for _, r := range routes {
-		out = append(out, t.follow(cat, inst, db, r, name, routeBroker(r, broker), 0)...)
+		out = append(out, t.follow(cat, inst, db, r, name, routeBroker(r, broker), nil)...)
 	}
 	return out
 }
 
 // follow returns the services a route of database db of instance inst (Msdb: a message
 // that arrived) leads to: LOCAL delivers here (RTE-7), an address (or its mirror) is
-// another instance, where the message arrives.
-func (t *routeTables) follow(cat *model.Catalog, inst model.InstanceID, db model.DatabaseID, r model.Route, name, broker string, hops int) []model.ServiceID {
+// another instance, where the message arrives. forwarders are the instances that passed
+// the message on so far: one that would pass it on a second time closes a loop, which
+// t.loop records.
+func (t *routeTables) follow(cat *model.Catalog, inst model.InstanceID, db model.DatabaseID, r model.Route, name, broker string, forwarders []model.InstanceID) []model.ServiceID {
 	var addrs []string
 	switch r.Address {
 	case model.RouteLocal:
@@ -132,8 +147,21 @@ func (t *routeTables) follow(cat *model.Catalog, inst model.InstanceID, db model
 			out = append(out, staticLocalService(cat, inst, name, broker, db, true)...)
 		case db == model.Msdb && !cat.Instances[inst].Forwarding.Enabled:
 			// RTE-4: an arriving message whose route is not LOCAL is dropped.
+		case db == model.Msdb && slices.Contains(forwarders, inst):
+			if t.loop == "" {
+				cycle := append(slices.Clone(forwarders[slices.Index(forwarders, inst):]), inst)
+				names := make([]string, len(cycle))
+				for i, c := range cycle {
+					names[i] = cat.Instances[c].Name
+				}
+				t.loop = strings.Join(names, " → ")
+			}
 		default:
-			out = append(out, t.arrive(cat, next, name, broker, hops+1)...)
+			fw := forwarders
+			if db == model.Msdb {
+				fw = append(slices.Clone(forwarders), inst)
+			}
+			out = append(out, t.arrive(cat, next, name, broker, fw)...)
 		}
 	}
 	return out
@@ -142,8 +170,8 @@ func (t *routeTables) follow(cat *model.Catalog, inst model.InstanceID, db model
 // arrive returns the services a message that arrives at instance inst reaches by msdb's
 // routes (RTE-1): LOCAL delivers here, another instance forwards, when forwarding is on
 // (RTE-4: otherwise it is dropped), within the hop budget (G-27).
-func (t *routeTables) arrive(cat *model.Catalog, inst model.InstanceID, name, broker string, hops int) []model.ServiceID {
-	if hops > maxStaticHops {
+func (t *routeTables) arrive(cat *model.Catalog, inst model.InstanceID, name, broker string, forwarders []model.InstanceID) []model.ServiceID {
+	if len(forwarders) >= maxStaticHops {
 		return nil
 	}
 	routes := model.RouteCandidates(t.msdb[inst], name, broker)
@@ -152,7 +180,7 @@ func (t *routeTables) arrive(cat *model.Catalog, inst model.InstanceID, name, br
 	}
 	var out []model.ServiceID
 	for _, r := range routes {
-		out = append(out, t.follow(cat, inst, model.Msdb, r, name, routeBroker(r, broker), hops)...)
+		out = append(out, t.follow(cat, inst, model.Msdb, r, name, routeBroker(r, broker), forwarders)...)
 	}
 	return out
 }

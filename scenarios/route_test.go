@@ -208,6 +208,18 @@ func TestRTE2_RouteWarningsFindTargetsNoRouteReaches(t *testing.T) {
 		{"through a forwarder (RTE-4: off drops)", gateway(false), []RouteWarning{{Workload: 0, Field: "To",
 			Message: `no route of A/Orders reaches a service "Target" (RTE-2, over its routes and the timeline's route changes): its messages would never arrive, but wait in sys.transmission_queue (delayed, or retried for ever)`}}},
 		{"through a forwarder that forwards", gateway(true), nil},
+		{"a forwarding loop (RTE-6)", func() Config {
+			cfg := gateway(true)
+			h := cfg.Instances[2]
+			h.Name, h.Databases = "H", []model.Database{{Name: "hub"}}
+			h.Routes = []model.Route{{Name: "back", ServiceName: "Target", Address: "G"}}
+			cfg.Instances[2].Routes = []model.Route{{Name: "on", ServiceName: "Target", Address: "H"}}
+			cfg.Instances = append(cfg.Instances, h)
+			return cfg
+		}(), []RouteWarning{{Workload: 0, Field: "To",
+			Message: `the msdb routes of forwarders send service "Target" round a loop, G → H → G: a message on it is dropped once its hops are spent (RTE-6, G-27)`},
+			{Workload: 0, Field: "To",
+				Message: `no route of A/Orders reaches a service "Target" (RTE-2, over its routes and the timeline's route changes): its messages would never arrive, but wait in sys.transmission_queue (delayed, or retried for ever)`}}},
 		{"a wildcard route", func() Config {
 			cfg := routedTwoInstances(0, wl)
 			cfg.Instances[0].Databases[0].Routes = []model.Route{{Name: "all", Address: "B"}}
