@@ -33,7 +33,9 @@ type ConversationEndpoint struct {
 	ReceiveSequence     SequenceNumber
 	ReceiveSequenceFrag int32
 	Priority            PriorityLevel
-	// TransmissionRows counts this endpoint's rows in the transmission queue.
+	// TransmissionRows counts this endpoint's rows in the transmission queue: the messages
+	// it sent that are not yet acknowledged, and those that arrived for it while its queue
+	// is OFF (TXQ-4, G-18).
 	TransmissionRows int
 	// ReadyMessages counts its messages receivable on the queue (status 1).
 	ReadyMessages int
@@ -109,6 +111,10 @@ type endpoint struct {
 	ready        []queuedMessage
 	oldestReady  int64
 	readyCounted int32
+	// heldRows counts the messages that arrived for the endpoint while its queue is OFF and
+	// wait in the receiving transmission queue (TXQ-4, G-18): its entries in its queue's
+	// arrivalsHeld.
+	heldRows int32
 	// grp is the endpoint's conversation group (LOCK-1); levelIdx and ageIdx are its places
 	// in the group's heaps of conversations with ready messages, -1 when not there.
 	grp              *group
@@ -152,6 +158,7 @@ func (ep *endpoint) row() ConversationEndpoint {
 	if ep.out != nil {
 		r.TransmissionRows = ep.out.liveRows()
 	}
+	r.TransmissionRows += ep.heldTransmissionRows()
 	if ep.in != nil {
 		r.HeldFragments = ep.in.heldFragments()
 	}

@@ -14,8 +14,9 @@ const (
 	TraceMessageSent TraceKind = iota + 1
 	// TraceFragmentSent: a fragment left in a block; Retry marks a retransmission.
 	TraceFragmentSent
-	// TraceFragmentStored: a fragment was added to the target queue (status 2 or 1). Only
-	// the first copy of a fragment is stored.
+	// TraceFragmentStored: a fragment was added to the target queue (status 2 or 1), or,
+	// while the queue is OFF, to the receiving database's transmission queue. Only the
+	// first copy of a fragment is stored.
 	TraceFragmentStored
 	// TraceFragmentDuplicate: a copy of a fragment already stored arrived, and was acked.
 	TraceFragmentDuplicate
@@ -96,13 +97,17 @@ const (
 	// (RTE-5), at level 5 whatever the dialog's (PRI-14): Priority, Effective and
 	// BestWaiting as for TraceScheduled; Fragments is the hops the fragment has made.
 	TraceForwarded
+	// TraceMessageHeld: a complete, in-order message arrived for a queue that is OFF: it
+	// waits, acknowledged, in the receiving database's transmission queue, and becomes
+	// ready (TraceMessageReady) when ALTER QUEUE sets the queue ON (TXQ-4, G-18).
+	TraceMessageHeld
 )
 
 var traceKindNames = [...]string{"", "sent", "fragment-sent", "fragment-stored", "fragment-duplicate",
 	"fragment-discarded", "packet-corrupt", "ready", "received", "row-removed", "state", "ack-sent", "scheduled",
 	"lock-acquired", "lock-released", "lock-wait", "deadlock", "returned", "committed", "rolled-back",
 	"savepoint-rolled-back", "queue-disabled", "task-started", "task-exited", "activation-failed", "monitor-receive",
-	"notification-sent", "notification-dropped", "activation-altered", "forgotten", "delayed", "routed", "forwarded"}
+	"notification-sent", "notification-dropped", "activation-altered", "forgotten", "delayed", "routed", "forwarded", "held"}
 
 func (k TraceKind) String() string {
 	if int(k) < len(traceKindNames) && k != 0 {

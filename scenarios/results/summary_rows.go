@@ -193,8 +193,10 @@ type InstanceCounters struct {
 	Deadlocks              int64 `json:"deadlocks"`
 	PoisonDisables         int64 `json:"poison_disables"`
 	SendsDropped           int64 `json:"sends_dropped"`
-	FragmentsForwarded     int64 `json:"fragments_forwarded"`
-	AcksForwarded          int64 `json:"acks_forwarded"`
+	// FragmentsForwarded and AcksForwarded are left out when zero: an instance that
+	// forwards nothing (RTE-5).
+	FragmentsForwarded int64 `json:"fragments_forwarded,omitempty"`
+	AcksForwarded      int64 `json:"acks_forwarded,omitempty"`
 }
 
 // Connection is a broker's adjacent-broker connection to one peer
