@@ -36,8 +36,16 @@ func (w *world) routeResults(inst model.InstanceID, ir *InstanceResult) {
 			Routes: b.Routes(db)})
 	}
 	for _, r := range b.TransmissionQueue() {
-		g := TransmissionQueueGroup{Database: w.cat.Databases[w.cat.Services[r.FromService].Database].Name,
-			ToService: w.cat.ServiceNames[r.ToService], TransmissionStatus: r.TransmissionStatus}
+		// The row is in its endpoint's database: the sender's, or for a message that
+		// arrived and waits for an OFF queue (TXQ-4) the target's.
+		service := r.FromService
+		if ep, ok := b.Endpoint(r.ConversationHandle); ok {
+			service = ep.Service
+		}
+		g := TransmissionQueueGroup{ToService: w.cat.ServiceNames[r.ToService], TransmissionStatus: r.TransmissionStatus}
+		if service >= 0 {
+			g.Database = w.cat.Databases[w.cat.Services[service].Database].Name
+		}
 		i := slices.IndexFunc(ir.TransmissionQueue, func(x TransmissionQueueGroup) bool {
 			return x.Database == g.Database && x.ToService == g.ToService && x.TransmissionStatus == g.TransmissionStatus
 		})

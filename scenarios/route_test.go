@@ -240,3 +240,26 @@ func TestRTE2_RouteWarningsFindTargetsNoRouteReaches(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, cfg.RouteWarnings(cat))
 }
+
+// The transmission queue of the results groups every row by its endpoint's database, also
+// the messages that arrived for an OFF queue and wait in the receiving instance's
+// transmission queue (TXQ-4): they are in the target's database, for its service.
+func TestTXQ4_ResultsGroupHeldArrivalsInTheTargetsDatabase(t *testing.T) {
+	cfg := twoInstances(faulty.PairConfig{}, Workload{Name: "orders", Dialogs: 3, Interarrival: sim.Fixed(time.Second), Messages: 2, Size: FixedSize(100)})
+	cfg.Instances[1].Databases[0].Queues[0].Status = model.QueueOff
+	cfg.MaxTime, cfg.Liveness.Off = 10*time.Second, true
+
+	res, err := Run(cfg, 1)
+
+	require.NoError(t, err)
+	b := res.Instances[1]
+	require.NotEmpty(t, b.TransmissionQueue)
+	total := 0
+	for _, g := range b.TransmissionQueue {
+		assert.Equal(t, "Stock", g.Database, "%+v", g)
+		assert.Equal(t, "Target", g.ToService, "%+v", g)
+		assert.NotEmpty(t, g.TransmissionStatus)
+		total += g.Rows
+	}
+	assert.Equal(t, b.TransmissionQueueRows, total, "every row counted once")
+}
