@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,10 +14,10 @@ import (
 	"github.com/sbsim/sbsim/model"
 )
 
-// lateRouteSpec is a generated world (worldSpec) whose routing is explicit: every database
-// has a route to every service of the other instances, but those to the last instance's
-// services are created by the timeline at RouteAtMs, each at its own instant up to
-// SpreadMs later; until then the dialogs to them are delayed (RTE-2 step 7). With Twice,
+// lateRouteSpec is a generated world (worldSpec) whose routes are declared (Routing 1, or
+// 2 through forwarders; 0 is taken as 1), but the databases' routes to the last
+// instance's services are created by the timeline at RouteAtMs, each at its own instant up
+// to SpreadMs later; until then the dialogs to them are delayed (RTE-2 step 7). With Twice,
 // each is created elsewhere first, altered to the right address, dropped and created
 // again, so that ALTER and DROP ROUTE run too.
 type lateRouteSpec struct {
@@ -34,35 +35,36 @@ func (s lateRouteSpec) String() string {
 }
 
 func (s lateRouteSpec) config() Config {
-	cfg := s.World.config()
+	w := s.World
+	w.Routing = max(w.Routing, 1) // declared routes, direct or through forwarders
+	cfg := w.config()
 	cfg.Liveness.After = time.Duration(s.HealMs) * time.Millisecond
-	late := cfg.Instances[len(cfg.Instances)-1].Name
+	late := fmt.Sprintf("SI%d-", w.Instances-1) // the services of the last instance
 	n := 0
 	for i := range cfg.Instances {
-		from := &cfg.Instances[i]
-		for _, to := range cfg.Instances {
-			if to.Name == from.Name {
-				continue // AutoCreatedLocal
-			}
-			for _, svc := range to.Databases[0].Services {
-				r := model.Route{Name: "to " + svc.Name, ServiceName: svc.Name, Address: to.Name}
-				if to.Name != late {
-					from.Databases[0].Routes = append(from.Databases[0].Routes, r)
+		in := &cfg.Instances[i]
+		for j := range in.Databases {
+			db := &in.Databases[j]
+			kept := db.Routes[:0]
+			for _, r := range db.Routes {
+				if !strings.HasPrefix(r.ServiceName, late) {
+					kept = append(kept, r)
 					continue
 				}
 				at := time.Duration(s.RouteAtMs+n*s.SpreadMs/8) * time.Millisecond
 				n++
 				change := func(at time.Duration, op RouteOp, r model.Route) Change {
-					return Change{At: at, Route: &RouteChange{Instance: from.Name, Database: "db", Op: op, Route: r}}
+					return Change{At: at, Route: &RouteChange{Instance: in.Name, Database: db.Name, Op: op, Route: r}}
 				}
 				if s.Twice {
 					elsewhere := r
-					elsewhere.Address = from.Name // LOCAL finds no such service: still delayed
+					elsewhere.Address = in.Name // LOCAL finds no such service: still delayed
 					cfg.Timeline = append(cfg.Timeline, change(at/3, CreateRoute, elsewhere), change(at/2, AlterRoute, r),
 						change(at/2+time.Millisecond, DropRoute, r))
 				}
 				cfg.Timeline = append(cfg.Timeline, change(at, CreateRoute, r))
 			}
+			db.Routes = kept
 		}
 	}
 	return cfg
