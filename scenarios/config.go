@@ -176,6 +176,9 @@ type Change struct {
 	// Link, when set, makes the change a new configuration of the link between two
 	// instances instead: Queue, Status and Activation are not used.
 	Link *LinkChange
+	// Route, when set, makes the change CREATE, ALTER or DROP ROUTE instead: Queue,
+	// Status, Activation and Link are not used.
+	Route *RouteChange
 }
 
 // LinkChange replaces the configuration of one or both directions of the link between
@@ -269,6 +272,12 @@ func (c *Config) Validate(cat *model.Catalog) error {
 		return err
 	}
 	for i, ch := range c.Timeline {
+		if ch.Route != nil {
+			if ch.Link != nil {
+				return fmt.Errorf("timeline %d: a change alters a route or a link, not both", i)
+			}
+			continue // validateRoutes checks them in the order the run makes them
+		}
 		if l := ch.Link; l != nil {
 			_, okA := cat.Instance(l.A)
 			_, okB := cat.Instance(l.B)
@@ -307,7 +316,7 @@ func (c *Config) Validate(cat *model.Catalog) error {
 			}
 		}
 	}
-	return nil
+	return c.validateRoutes(cat, nil)
 }
 
 func (w *Workload) validate(cat *model.Catalog) error {

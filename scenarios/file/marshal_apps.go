@@ -75,6 +75,7 @@ func (e *encoder) applications(m node, cfg *scenarios.Config) {
 		wm.str("name", w.Name)
 		wm.set("from_service", strValue(w.From))
 		wm.set("to_service", strValue(w.To))
+		wm.str("to_broker_instance", w.ToBrokerInstance)
 		wm.str("contract", w.Contract)
 		wm.str("message_type", w.MessageType)
 		wm.integer("dialogs", int64(w.Dialogs))
@@ -142,6 +143,11 @@ func (e *encoder) applications(m node, cfg *scenarios.Config) {
 	for i, c := range cfg.Timeline {
 		cm := newMap(true)
 		cm.set("at", durationValue(c.At))
+		if rc := c.Route; rc != nil {
+			routeChangeNode(cm, rc)
+			timeline.add(cm.Node)
+			continue
+		}
 		if l := c.Link; l != nil {
 			pair := newList(true)
 			pair.add(strValue(l.A))
