@@ -277,21 +277,35 @@ func entry(now time.Duration, r Route) routeEntry {
 // chooses among equally good routes instead of the turn, so that every fragment of one
 // dialog takes the same one at a forwarder.
 func (t *routeTable) match(now time.Duration, service, broker string, key uint64) (Route, bool) {
-	var found []int
-	pick := func(keep func(r *routeEntry) bool) bool {
+	var buf [16]int
+	found := buf[:0]
+	for step := 1; step <= 5 && len(found) == 0; step++ {
+		switch {
+		case step == 1 && broker == "", step == 3 && broker != "", step == 4: // 4: no dynamic routing service
+			continue
+		case step == 3:
+			found = t.firstBroker(now, service, found)
+			continue
+		}
 		for i := range t.list {
-			if r := &t.list[i]; r.live(now) && keep(r) {
+			r := &t.list[i]
+			if !r.live(now) {
+				continue
+			}
+			var keep bool
+			switch step {
+			case 1:
+				keep = r.ServiceName == service && r.BrokerInstance == broker
+			case 2:
+				keep = r.ServiceName == service && r.BrokerInstance == ""
+			case 5:
+				keep = r.ServiceName == "" && (r.BrokerInstance == "" || r.BrokerInstance == broker)
+			}
+			if keep {
 				found = append(found, i)
 			}
 		}
-		return len(found) > 0
 	}
-	_ = (broker != "" && pick(func(r *routeEntry) bool { return r.ServiceName == service && r.BrokerInstance == broker })) ||
-		pick(func(r *routeEntry) bool { return r.ServiceName == service && r.BrokerInstance == "" }) ||
-		(broker == "" && t.firstBroker(now, service, &found)) ||
-		pick(func(r *routeEntry) bool {
-			return r.ServiceName == "" && (r.BrokerInstance == "" || r.BrokerInstance == broker)
-		})
 	if len(found) == 0 {
 		return Route{}, false
 	}
@@ -299,7 +313,14 @@ func (t *routeTable) match(now time.Duration, service, broker string, key uint64
 	for _, i := range found {
 		best = min(best, t.list[i].class())
 	}
-	found = slices.DeleteFunc(found, func(i int) bool { return t.list[i].class() != best })
+	n := 0
+	for _, i := range found {
+		if t.list[i].class() == best {
+			found[n] = i
+			n++
+		}
+	}
+	found = found[:n]
 	i := found[0]
 	switch {
 	case len(found) > 1 && key != 0:
@@ -324,7 +345,7 @@ func mix(x uint64) uint64 {
 // firstBroker is RTE-2's step 3: without the conversation's broker instance, the routes for
 // the service that name one; the broker instance of the first of them is picked, and the
 // routes for it kept.
-func (t *routeTable) firstBroker(now time.Duration, service string, found *[]int) bool {
+func (t *routeTable) firstBroker(now time.Duration, service string, found []int) []int {
 	chosen := ""
 	for i := range t.list {
 		r := &t.list[i]
@@ -335,10 +356,10 @@ func (t *routeTable) firstBroker(now time.Duration, service string, found *[]int
 			chosen = r.BrokerInstance
 		}
 		if r.BrokerInstance == chosen {
-			*found = append(*found, i)
+			found = append(found, i)
 		}
 	}
-	return len(*found) > 0
+	return found
 }
 
 func (t *routeTable) find(name string) int {

@@ -53,6 +53,9 @@ func TestLibraryExpectationsFailWhenTheBehaviourChanges(t *testing.T) {
 		{"missing-route-added-later", [][2]string{{"  - at: 2m\n    create_route:", "  - at: 0s\n    create_route:"}}},
 		// One route instead of two: every dialog goes to HQ1 (RTE-3).
 		{"balanced-service", [][2]string{{"          - {name: OrdersAtHQ2, service_name: Orders, address: HQ2}\n", ""}}},
+		// A WAN a hundred times wider: no backlog at the gateway, no retry storm, and the
+		// urgent orders arrive at once (RTE-5, PRI-14 cost nothing without a bottleneck).
+		{"branch-gateway", [][2]string{{"bandwidth: 250000", "bandwidth: 25000000"}}},
 	} {
 		t.Run(c.scenario, func(t *testing.T) {
 			data, err := file.LibraryText(c.scenario)
