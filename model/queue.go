@@ -148,6 +148,7 @@ func (b *Broker) received(ep *endpoint, m queuedMessage) ReceivedMessage {
 // AlterQueueStatus is ALTER QUEUE ... WITH STATUS = ON|OFF. Messages that arrived while the
 // queue was OFF become receivable, in order, when it is ON again (G-18).
 func (b *Broker) AlterQueueStatus(now time.Duration, queue QueueID, status QueueStatus) error {
+	b.checkUp("ALTER QUEUE", now)
 	q, err := b.localQueue(queue)
 	if err != nil {
 		return err
