@@ -32,6 +32,8 @@ type Config struct {
 	// ExternalActivators read QUEUE_ACTIVATION notifications and start readers (ACT-11).
 	ExternalActivators []ExternalActivator
 	Timeline           []Change
+	// Crashes draws crashes of instances at random (G-13), beside the timeline's.
+	Crashes RandomCrashes
 	// SampleInterval is how often every queue's state is recorded (Result.Queues);
 	// zero means DefaultSampleInterval.
 	SampleInterval time.Duration
@@ -171,6 +173,9 @@ type Change struct {
 	// Link, when set, makes the change a new configuration of the link between two
 	// instances instead: Queue, Status and Activation are not used.
 	Link *LinkChange
+	// Crash, when set, makes the change a crash of an instance, restarted after a delay
+	// (G-13): Queue, Status, Activation and Link are not used.
+	Crash *CrashChange
 }
 
 // LinkChange replaces the configuration of one or both directions of the link between
@@ -263,7 +268,19 @@ func (c *Config) Validate(cat *model.Catalog) error {
 	if err := c.validateLimits(); err != nil {
 		return err
 	}
+	if err := c.Crashes.validate(cat); err != nil {
+		return err
+	}
 	for i, ch := range c.Timeline {
+		if ch.Crash != nil {
+			if err := ch.Crash.validate(cat); err != nil {
+				return fmt.Errorf("timeline %d: %w", i, err)
+			}
+			if ch.At < 0 {
+				return fmt.Errorf("timeline %d: At %v is negative", i, ch.At)
+			}
+			continue
+		}
 		if l := ch.Link; l != nil {
 			_, okA := cat.Instance(l.A)
 			_, okB := cat.Instance(l.B)

@@ -12,8 +12,11 @@
 // second start while the monitor is NOTIFIED), G-32 (the monitor's count of running tasks),
 // INV-10 (a rollback returns every row it received), PRI-15 (no fragment leaves below the
 // best effective level waiting for the same destination), PROTO-2 (each message sent gets
-// the next sequence number of its dialog direction) and, at the end of a run whose faults
-// healed, INV-12 (everything sent was delivered and the transmission queues are empty).
+// the next sequence number of its dialog direction), G-13 (nothing volatile survives a
+// crash: nothing is recorded while an instance is down, no lock is held and no task runs
+// past its crash, and after the restart no transaction or task of the incarnation before
+// acts and no retry goes of a fragment not sent since) and, at the end of a run whose
+// faults healed, INV-12 (everything sent was delivered and the transmission queues are empty).
 // Rules lists them, with what each asserts: the text report and summary.json print that
 // list. Beside violations, the checker reports design findings (Finding): what Service
 // Broker itself does wrong with a design, such as a dialog run twice because its closed
@@ -111,6 +114,9 @@ type Checker struct {
 	forgotten    map[model.ConversationID]time.Duration
 	findings     []Finding
 	findingCount int
+	// incarnations holds, by instance, what the checker knows of its crashes (G-13); it
+	// stays empty while no instance has crashed.
+	incarnations []incarnation
 }
 
 type direction struct {
@@ -146,6 +152,11 @@ type flow struct {
 	// endpoint: from then on the dialog runs a second time, as Service Broker runs it, and
 	// its messages are no longer checked against the first run (a design finding says so).
 	reopened bool
+	// incarnation is the number of restarts of the sending instance that firstSentTo
+	// counts from: every fragment before firstSentTo was sent, not as a retry, since
+	// (G-13).
+	incarnation uint32
+	firstSentTo fragment
 }
 
 // history keeps the last historyLength records of a conversation or a transaction, each
@@ -283,7 +294,12 @@ func (c *Checker) check(r model.TraceRecord) (string, string) {
 	if r.Kind != model.TraceMessageReceived {
 		c.result.open = false // the rows of one RECEIVE are consecutive records
 	}
+	if msg, rule := c.crashStep(r); msg != "" {
+		return msg, rule
+	}
 	switch r.Kind {
+	case model.TraceInstanceCrashed, model.TraceInstanceRestarted:
+		return "", ""
 	case model.TraceStateChanged:
 		c.stateChanged(r)
 		return c.level(r)

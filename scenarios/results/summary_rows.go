@@ -111,6 +111,32 @@ type Instance struct {
 	Connections           []Connection     `json:"connections"`
 	// ConversationEndpoints is sys.conversation_endpoints at the end of the run.
 	ConversationEndpoints []Endpoint `json:"conversation_endpoints"`
+	// DroppedWhileDown counts the packets the links could not deliver to the instance
+	// while it was down after a crash (G-13); left out when zero.
+	DroppedWhileDown int64 `json:"dropped_while_down,omitempty"`
+}
+
+// Crash is one crash of an instance (G-13): when it crashed and restarted, and how long
+// after the restart delivery to it resumed (null when none did).
+type Crash struct {
+	Instance   string   `json:"instance"`
+	CrashedAtS float64  `json:"crashed_at_s"`
+	RestartAtS float64  `json:"restart_at_s"`
+	Restarted  bool     `json:"restarted"`
+	ResumeS    *float64 `json:"resume_after_restart_s"`
+}
+
+func crashes(in []scenarios.CrashResult) []Crash {
+	var out []Crash
+	for _, c := range in {
+		row := Crash{Instance: c.Instance, CrashedAtS: seconds(c.CrashedAt), RestartAtS: seconds(c.RestartsAt), Restarted: c.Restarted}
+		if d, ok := c.Resumed(); ok {
+			s := seconds(d)
+			row.ResumeS = &s
+		}
+		out = append(out, row)
+	}
+	return out
 }
 
 // Endpoint is a row of sys.conversation_endpoints (model.ConversationEndpoint); ids are
@@ -289,7 +315,7 @@ func instances(in []scenarios.InstanceResult) []Instance {
 		row := Instance{Instance: r.Name, TransmissionQueueRows: r.TransmissionQueueRows,
 			TransmissionObjectBytes: r.TransmissionObjectBytes, EndpointStates: []StateCount{},
 			NotificationEndpoints: r.NotificationEndpoints, Counters: instanceCounters(r.Counters), Connections: []Connection{},
-			ConversationEndpoints: endpoints(r.Endpoints)}
+			ConversationEndpoints: endpoints(r.Endpoints), DroppedWhileDown: r.DroppedWhileDown}
 		for _, sc := range r.EndpointStates {
 			row.EndpointStates = append(row.EndpointStates, StateCount{State: sc.State.String(), Count: sc.Count})
 		}
