@@ -44,6 +44,12 @@ func (b *Broker) Down() bool { return b.down }
 // incarnation do nothing in this one.
 func (b *Broker) Incarnation() uint32 { return b.incarnation }
 
+// LastTransaction returns the id of the transaction begun last: after a statement run in
+// a transaction of its own (Send, EndConversation, ...) returned ErrWaiting, the one whose
+// completion will report it, so that the caller can tell which of its statements a crash
+// rolled back.
+func (b *Broker) LastTransaction() TxID { return TxID(b.txCounter) }
+
 // checkUp panics when an input reaches a crashed instance: the world must give a down
 // instance none (G-13).
 func (b *Broker) checkUp(input string, now time.Duration) {

@@ -195,7 +195,10 @@ func (wl *workloadRun) send(b *model.Broker, d *dialogApp) time.Duration {
 		size := int64(wl.cfg.Size.distribution().Sample(wl.sizes))
 		// A SEND that waits for the group's lock (the initiator's reader holds it) is sent
 		// when it gets it; its completion reports a failure then.
-		if err := b.Send(w.now(), d.initiator, wl.messageType, size); err != nil && err != model.ErrWaiting {
+		err := b.Send(w.now(), d.initiator, wl.messageType, size)
+		if err == model.ErrWaiting {
+			w.waitingStatement(wl.inst, b, &pendingStatement{wl: wl, d: d, epoch: w.epoch(wl.inst)})
+		} else if err != nil {
 			// The dialog failed (an Error arrived, the lifetime expired): stop sending.
 			wl.sendFails++
 			d.sent = wl.cfg.Messages
@@ -223,7 +226,11 @@ func (wl *workloadRun) end(b *model.Broker, d *dialogApp) {
 	if wl.cfg.EndWithError {
 		opts = model.EndOptions{WithError: true, ErrorCode: 50000}
 	}
-	if err := b.EndConversation(wl.w.now(), d.initiator, opts); err == nil || err == model.ErrWaiting {
+	err := b.EndConversation(wl.w.now(), d.initiator, opts)
+	if err == model.ErrWaiting {
+		wl.w.waitingStatement(wl.inst, b, &pendingStatement{wl: wl, d: d, end: true, epoch: wl.w.epoch(wl.inst)})
+	}
+	if err == nil || err == model.ErrWaiting {
 		wl.ended++
 	} else if !errors.Is(err, model.ErrHandleNotFound) {
 		wl.w.statementFailed(err)

@@ -2,7 +2,9 @@ package scenarios
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -219,7 +221,7 @@ func (w *world) crash(c plannedCrash) {
 			r.killSessions()
 		}
 	}
-	w.beginAgainAfter(c.inst)
+	w.redoAfterRestart(c.inst)
 	clear(w.waiterOf[c.inst])
 	w.crashes = append(w.crashes, CrashResult{Instance: w.cat.Instances[c.inst].Name, CrashedAt: w.now(), RestartsAt: w.now() + c.downtime,
 		ResumedAt: -1})
@@ -310,20 +312,53 @@ func (r *readerProgram) restartSessions() {
 	}
 }
 
-// beginAgainAfter defers to the restart of inst, as a new BEGIN DIALOG, every workload's
-// BEGIN DIALOG that waited for a lock when inst crashed: the crash rolled it back, and
-// the workload's dialog is still to begin. The waits are taken in transaction order.
-func (w *world) beginAgainAfter(inst model.InstanceID) {
-	var ids []model.TxID
-	for id, s := range w.waiterOf[inst] {
-		if _, ok := s.(*pendingBegin); ok {
-			ids = append(ids, id)
+// redoAfterRestart defers to the restart of inst what the workloads' statements that
+// waited for a lock when inst crashed were to do: the crash rolled them back. A BEGIN
+// DIALOG begins its dialog again; a SEND or an END CONVERSATION is taken back from the
+// workload's counts, and the dialog sends and ends again from where it was. The waits are
+// taken in transaction order.
+func (w *world) redoAfterRestart(inst model.InstanceID) {
+	ids := slices.Sorted(maps.Keys(w.waiterOf[inst]))
+	for _, id := range ids {
+		switch p := w.waiterOf[inst][id].(type) {
+		case *pendingBegin:
+			w.deferred[inst] = append(w.deferred[inst], deferredEvent{p.wl, beginAgain})
+		case *pendingStatement:
+			if p.end {
+				p.d.ended = false
+				p.wl.ended--
+			} else {
+				p.d.sent--
+				p.wl.messagesSent--
+			}
+			w.deferred[inst] = append(w.deferred[inst], deferredEvent{p.wl, uint64(slices.Index(p.wl.dialogs, p.d))})
 		}
 	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		p := w.waiterOf[inst][id].(*pendingBegin)
-		w.deferred[inst] = append(w.deferred[inst], deferredEvent{p.wl, beginAgain})
+}
+
+// pendingStatement is a workload's SEND or END CONVERSATION, run in a transaction of its
+// own, that waits for its group's lock, in a world with crashes.
+type pendingStatement struct {
+	wl    *workloadRun
+	d     *dialogApp
+	end   bool
+	epoch uint32
+}
+
+// statementCompleted counts a failure as the world counts that of any statement run on
+// its own (completedStatement).
+func (p *pendingStatement) statementCompleted(err error) {
+	if err != nil && !errors.Is(err, model.ErrConversationNotSending) && !errors.Is(err, model.ErrHandleNotFound) {
+		p.wl.w.statementFailed(err)
+	}
+}
+
+// waitingStatement notes a workload's statement that waits, in a world with crashes, so
+// that a crash of inst can redo it; in a world without, its completion is only checked
+// for a failure (completedStatement).
+func (w *world) waitingStatement(inst model.InstanceID, b *model.Broker, p *pendingStatement) {
+	if w.epochs != nil {
+		w.waiterOf[inst][b.LastTransaction()] = p
 	}
 }
 
