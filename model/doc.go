@@ -25,10 +25,11 @@
 //     and poison message detection.
 //   - Queue monitors and activation: internal activation of tasks up to MAX_QUEUE_READERS,
 //     and QUEUE_ACTIVATION event notifications for external activators.
+//   - The crash and restart of an instance (Crash, Restart; G-13): what is durable
+//     survives, what is volatile is lost, and the open transactions roll back.
 //
 // What it leaves out: routing and forwarding (service names are unique in the world, so
-// the catalog is the route: there are no sys.routes and no forwarders), the crash and
-// restart of an instance, dialog security, the transport between instances (package
+// the catalog is the route: there are no sys.routes and no forwarders), dialog security, the transport between instances (package
 // net/faulty stands in for it), the bodies of messages (only their types and sizes), and
 // the code of activated procedures (the caller runs a program for each task it is asked to
 // start). docs/dialog-protocol.md lists where the model departs from the specification,

@@ -122,6 +122,8 @@ var kindFields = [...]field{
 	model.TraceNotificationDropped: fConversation | fMessageType,
 	model.TraceActivationAltered:   fQueue | fMaxReaders | fRunning | fCause,
 	model.TraceEndpointForgotten:   fConversation,
+	model.TraceInstanceCrashed:     fTx | fTask,
+	model.TraceInstanceRestarted:   fTx | fTask,
 }
 
 // fieldsOf returns the fields of r's kind, or, for a kind not in kindFields, those that are
