@@ -205,6 +205,9 @@ type InstanceCounters struct {
 	Deadlocks              int64 `json:"deadlocks"`
 	PoisonDisables         int64 `json:"poison_disables"`
 	SendsDropped           int64 `json:"sends_dropped"`
+	// Crashes and Restarts are left out when zero: a world without crashes (G-13).
+	Crashes  int64 `json:"crashes,omitempty"`
+	Restarts int64 `json:"restarts,omitempty"`
 }
 
 // Connection is a broker's adjacent-broker connection to one peer
@@ -344,7 +347,8 @@ func instanceCounters(c model.Counters) InstanceCounters {
 		FragmentsReceived: c.FragmentsReceived, DuplicatesDiscarded: c.DuplicatesDiscarded, CorruptDiscarded: c.CorruptDiscarded,
 		FragmentsDiscarded: c.FragmentsDiscarded, AcksSent: c.AcksSent, AcksPiggybacked: c.AcksPiggybacked,
 		EndpointsCreated: c.EndpointsCreated, EndpointsDeleted: c.EndpointsDeleted, Commits: c.Commits,
-		Rollbacks: c.Rollbacks, Deadlocks: c.Deadlocks, PoisonDisables: c.PoisonDisables, SendsDropped: c.SendsDropped}
+		Rollbacks: c.Rollbacks, Deadlocks: c.Deadlocks, PoisonDisables: c.PoisonDisables, SendsDropped: c.SendsDropped,
+		Crashes: c.Crashes, Restarts: c.Restarts}
 }
 
 func workloads(in []scenarios.WorkloadResult) []Workload {
