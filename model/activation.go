@@ -497,7 +497,8 @@ func (b *Broker) notify(now time.Duration, m *monitor, reason activationReason) 
 			continue
 		}
 		if n.ep == nil || n.ep.deleted || !n.ep.state.canSend() {
-			n.ep = b.beginDialog(now, n.from, n.to, PostEventNotificationContract, BeginDialogOptions{}, nil)
+			n.ep = b.beginDialog(now, n.from, b.cat.NameOf(n.to), PostEventNotificationContract,
+				BeginDialogOptions{ToBrokerInstance: b.brokerOf(n.to)}, nil)
 			n.ep.notification = n
 		}
 		if n.ep.state == StartedOutbound {

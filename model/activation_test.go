@@ -209,7 +209,7 @@ func TestACT4a_ArrivalOnAnEmptyQueueStartsOneTask(t *testing.T) {
 	w.runUntil(1500 * time.Millisecond)
 	assert.Equal(t, MonitorInactive, w.monitor().State)
 	b := w.broker()
-	h, err := b.BeginDialog(w.now, w.service("Initiator"), w.service("LocalTarget"), w.contract("RequestReply"), BeginDialogOptions{})
+	h, err := b.BeginDialog(w.now, w.service("Initiator"), w.name("LocalTarget"), w.contract("RequestReply"), BeginDialogOptions{})
 	w.apply(instA)
 	require.NoError(t, err)
 	started := w.input(func() { require.NoError(t, b.Send(w.now, h, w.messageType("Request"), 100)) })

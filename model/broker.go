@@ -38,6 +38,12 @@ type Broker struct {
 	counter      uint64 // for handles, conversation and group ids
 	queuingOrder int64
 
+	// msdb is msdb's sys.routes, for the messages that arrive (RTE-1). forwards holds, by
+	// next hop, what this instance forwards (RTE-5), and forwardHeld its bytes.
+	msdb        routeTable
+	forwards    []*endpoint
+	forwardHeld int64
+
 	groups     map[ConversationGroupID]*group // this instance's conversation groups
 	txCounter  uint64
 	statements uint64
@@ -106,6 +112,7 @@ const (
 	TimerTaskDeadline                             // Key: task id; G-6's check of an activated task
 	TimerNotificationTimeout                      // Key: queue id; the end of ACT-12's time-out
 	TimerMonitorEvaluate                          // Key: queue id; an evaluation after an ACT-3 event
+	TimerRoute                                    // Key: conversation handle; a delayed conversation tries again (G-28)
 )
 
 // Timer asks the world to call TimerFired at At. Timers are never cancelled: one that is no
@@ -138,6 +145,8 @@ type Counters struct {
 	Deadlocks              int64 // victims rolled back (G-24)
 	PoisonDisables         int64 // queues turned OFF by poison detection (QUE-8)
 	SendsDropped           int64 // SENDs whose dialog failed before their commit
+	FragmentsForwarded     int64 // fragments passed on to the next hop (RTE-5)
+	AcksForwarded          int64 // dedicated acknowledgements passed on
 	Crashes                int64 // crashes of the instance (G-13)
 	Restarts               int64
 }
@@ -186,9 +195,11 @@ func NewBroker(cat *Catalog, id InstanceID, cfg Config) (*Broker, error) {
 	b.dbs = make([]*databaseState, len(cat.Databases))
 	for i, db := range cat.Databases {
 		if db.Instance == id {
-			b.dbs[i] = &databaseState{honor: db.HonorBrokerPriority, prios: priorities{list: slices.Clone(db.Priorities)}}
+			b.dbs[i] = &databaseState{honor: db.HonorBrokerPriority, prios: priorities{list: slices.Clone(db.Priorities)},
+				routes: newRouteTable(0, db.Routes)}
 		}
 	}
+	b.msdb = newRouteTable(0, cat.Instances[id].Routes)
 	return b, nil
 }
 
@@ -246,7 +257,7 @@ func (b *Broker) nextID() uint64 {
 // same-instance dialog joins the local delivery list; a dialog between instances joins,
 // moves in or leaves its destination's scheduler.
 func (b *Broker) makeReady(ep *endpoint) {
-	if ep.out == nil {
+	if ep.out == nil || !ep.routed {
 		return
 	}
 	if ep.local {
@@ -344,12 +355,26 @@ func (b *Broker) fillBlock(now time.Duration, c *connection, s *scheduler) {
 		if !ok {
 			panic(fmt.Sprintf("model: instance %d: dialog %v waits in the scheduler with nothing due at t=%v", b.id, ep.conv, now))
 		}
-		if size := fragmentHeaderBytes + int(fragmentBytes(r.bytes, b.cfg.FragmentSize, f)); c.blockOpen && c.blockBytes+size > b.cfg.BlockBytesMax {
+		var size int
+		if ep.fwd != nil {
+			size = int(heldBytes(&ep.fwd.held[ep.fwd.head].f))
+		} else {
+			size = fragmentHeaderBytes + int(fragmentBytes(r.bytes, b.cfg.FragmentSize, f))
+		}
+		if c.blockOpen && c.blockBytes+size > b.cfg.BlockBytesMax {
 			b.sendBlock(c) // full: the fragment goes first in the next block, once the wire is free
 			return
 		}
 		if b.onPick != nil {
 			b.onPick(now, c.peer, ep)
+		}
+		if ep.fwd != nil {
+			if b.tracing {
+				b.traceForwarded(now, s, ep)
+			}
+			b.sendForwarded(now, ep)
+			b.rescheduleAfter(ep, true)
+			continue
 		}
 		if b.tracing {
 			b.traceDecision(now, c.peer, s, ep)
@@ -422,6 +447,11 @@ func (b *Broker) TimerFired(now time.Duration, t Timer) {
 		b.timerNotificationTimeout(now, QueueID(t.Key))
 	case TimerMonitorEvaluate:
 		b.monitorEvaluate(now, QueueID(t.Key))
+	case TimerRoute:
+		if ep := b.endpoints[ConversationHandle(t.Key)]; ep != nil && !ep.deleted {
+			ep.routeArmed = false
+			b.ensureRouted(now, ep)
+		}
 	case TimerDialog:
 		if ep := b.endpoints[ConversationHandle(t.Key)]; ep != nil && !ep.deleted && ep.grp != nil && ep.timerAt == t.At {
 			ep.timerAt = 0
@@ -469,11 +499,14 @@ func (b *Broker) TransmissionQueue() []TransmissionQueueRow {
 			if r.removed {
 				continue
 			}
-			from, to := ep.service, ep.farService
-			rows = append(rows, TransmissionQueueRow{ConversationHandle: ep.handle, ToService: to, FromService: from,
-				Contract: ep.contract, EnqueueTime: r.enqueued, MessageSequenceNumber: r.seq, MessageType: r.msgType,
+			status := r.status(ep.out.held)
+			if ep.delayed {
+				status = TransmissionStatusNoRoute
+			}
+			rows = append(rows, TransmissionQueueRow{ConversationHandle: ep.handle, ToService: ep.farName, ToBrokerInstance: ep.farBroker,
+				FromService: ep.service, Contract: ep.contract, EnqueueTime: r.enqueued, MessageSequenceNumber: r.seq, MessageType: r.msgType,
 				IsConversationError: r.msgType == ErrorMessageType, IsEndOfDialog: r.msgType == EndDialogMessageType,
-				Bytes: r.bytes, TransmissionStatus: r.status(ep.out.held), Priority: ep.priority, FragmentsAcked: r.acked, Fragments: r.count})
+				Bytes: r.bytes, TransmissionStatus: status, Priority: ep.priority, FragmentsAcked: r.acked, Fragments: r.count})
 		}
 	}
 	slices.SortFunc(rows, func(x, y TransmissionQueueRow) int {

@@ -132,16 +132,32 @@ type Database struct {
 	// EventNotifications are its CREATE EVENT NOTIFICATION ... FOR QUEUE_ACTIVATION
 	// statements (ACT-11).
 	EventNotifications []EventNotification
+	// BrokerInstance is the database's service_broker_guid, which routes name in
+	// BROKER_INSTANCE; empty gives a GUID made from the instance and database names.
+	BrokerInstance string
+	// Routes are the database's CREATE ROUTE statements (sys.routes, RTE-1), beside the
+	// AutoCreatedLocal route every database has unless NoAutoCreatedLocal is set.
+	Routes             []Route
+	NoAutoCreatedLocal bool
 }
 
 // Instance is one SQL Server instance and its broker.
 type Instance struct {
 	Name      string
 	Databases []Database
+	// Routes are msdb's routes, which serve the messages that arrive from other instances
+	// (RTE-1), beside msdb's AutoCreatedLocal unless NoAutoCreatedLocal is set.
+	Routes             []Route
+	NoAutoCreatedLocal bool
+	// Forwarding is the Service Broker endpoint's MESSAGE_FORWARDING and
+	// MESSAGE_FORWARD_SIZE (RTE-4, RTE-5).
+	Forwarding Forwarding
 }
 
 // Catalog is the compiled, read-only description of every instance. Service names are
-// unique in the world, so a service's name is its route: the sim has no sys.routes.
+// unique in a database; messages find their service by the routes (section 9 of the
+// specification): when no route is declared anywhere, every database gets the routes a
+// designer would write, one to each service of the other instances (ImplicitRoutes).
 type Catalog struct {
 	Instances    []InstanceInfo
 	Databases    []DatabaseInfo
@@ -152,8 +168,19 @@ type Catalog struct {
 	// EventNotifications are every database's QUEUE_ACTIVATION event notifications.
 	EventNotifications []EventNotificationInfo
 
+	// ServiceNames interns every service name the world knows: its services' and the ones
+	// routes and broker priorities name (a route may name a service that does not exist).
+	ServiceNames []string
+	// Brokers lists the broker instance GUIDs, indexed by BrokerID-1: each database's first,
+	// in DatabaseID order, then those routes name that no database has.
+	Brokers []string
+	// ImplicitRoutes is set when no route was declared: routes were made (see Catalog).
+	ImplicitRoutes bool
+
 	instanceByName    map[string]InstanceID
-	serviceByName     map[string]ServiceID
+	serviceByName     map[string][]ServiceID
+	nameByName        map[string]ServiceName
+	brokerByGUID      map[string]BrokerID
 	contractByName    map[string]ContractID
 	messageTypeByName map[string]MessageTypeID
 }
@@ -162,6 +189,9 @@ type Catalog struct {
 type InstanceInfo struct {
 	Name      string
 	Databases []DatabaseID
+	// Routes are msdb's initial routes, checked, AutoCreatedLocal first.
+	Routes     []Route
+	Forwarding Forwarding
 }
 
 // DatabaseInfo is a compiled database.
@@ -173,6 +203,10 @@ type DatabaseInfo struct {
 	Services            []ServiceID
 	HonorBrokerPriority bool
 	Priorities          []BrokerPriority // checked: known names, no duplicate criteria (G-36)
+	// Broker is the database's broker instance; Routes its initial sys.routes, checked,
+	// AutoCreatedLocal first.
+	Broker BrokerID
+	Routes []Route
 }
 
 // QueueInfo is a compiled queue, with its initial status.
@@ -188,6 +222,7 @@ type QueueInfo struct {
 // ServiceInfo is a compiled service.
 type ServiceInfo struct {
 	Name      string
+	NameID    ServiceName
 	Instance  InstanceID
 	Database  DatabaseID
 	Queue     QueueID
@@ -214,10 +249,37 @@ func (c *Catalog) Instance(name string) (InstanceID, bool) {
 	return id, ok
 }
 
-// Service returns the service called name.
+// Service returns the service called name, when exactly one database has a service of
+// that name; ServicesNamed lists them all.
 func (c *Catalog) Service(name string) (ServiceID, bool) {
-	id, ok := c.serviceByName[name]
+	ids := c.serviceByName[name]
+	if len(ids) != 1 {
+		return -1, false
+	}
+	return ids[0], true
+}
+
+// ServicesNamed returns the services called name, in ServiceID order.
+func (c *Catalog) ServicesNamed(name string) []ServiceID { return slices.Clone(c.serviceByName[name]) }
+
+// ServiceName returns the interned name, as BEGIN DIALOG's TO SERVICE takes it.
+func (c *Catalog) ServiceName(name string) (ServiceName, bool) {
+	id, ok := c.nameByName[name]
 	return id, ok
+}
+
+// NameOf returns the interned name of a service.
+func (c *Catalog) NameOf(s ServiceID) ServiceName { return c.Services[s].NameID }
+
+// internServiceName returns the interned identifier of name, adding it if new.
+func (c *Catalog) internServiceName(name string) ServiceName {
+	if id, ok := c.nameByName[name]; ok {
+		return id
+	}
+	id := ServiceName(len(c.ServiceNames))
+	c.ServiceNames = append(c.ServiceNames, name)
+	c.nameByName[name] = id
+	return id
 }
 
 // Contract returns the contract called name.

@@ -10,13 +10,15 @@ import (
 // the object at fault by its path: instance "A": database "Sales": service "S": ...
 //
 // Besides Service Broker's own rules (a service on an existing queue, contracts and message
-// types defined in the database, no duplicate names), the sim asks that service names be
-// unique in the world, since it routes by service name alone, and that a contract defined
-// in several databases be defined the same way in each.
+// types defined in the database, no duplicate names in a database, routes to instances that
+// exist), the sim asks that a contract defined in several databases be defined the same way
+// in each, and that broker instance GUIDs be unique.
 func Compile(instances []Instance) (*Catalog, error) {
 	c := &Catalog{
 		instanceByName:    map[string]InstanceID{},
-		serviceByName:     map[string]ServiceID{},
+		serviceByName:     map[string][]ServiceID{},
+		nameByName:        map[string]ServiceName{},
+		brokerByGUID:      map[string]BrokerID{},
 		contractByName:    map[string]ContractID{},
 		messageTypeByName: map[string]MessageTypeID{},
 	}
@@ -39,7 +41,6 @@ func Compile(instances []Instance) (*Catalog, error) {
 	}
 	// Where each contract was first defined, to name it when another definition disagrees.
 	contractOrigin := map[string]string{}
-	serviceOrigin := map[string]string{}
 	for _, in := range instances {
 		where := fmt.Sprintf("instance %q", in.Name)
 		if in.Name == "" {
@@ -64,7 +65,7 @@ func Compile(instances []Instance) (*Catalog, error) {
 				return nil, fmt.Errorf("%s is defined twice", dbWhere)
 			}
 			seen[db.Name] = true
-			if err := c.compileDatabase(id, db, dbWhere, contractOrigin, serviceOrigin); err != nil {
+			if err := c.compileDatabase(id, db, dbWhere, contractOrigin); err != nil {
 				return nil, err
 			}
 			for _, n := range db.EventNotifications {
@@ -73,6 +74,9 @@ func Compile(instances []Instance) (*Catalog, error) {
 		}
 	}
 	if err := c.compileEventNotifications(pending); err != nil {
+		return nil, err
+	}
+	if err := c.compileRoutes(instances); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -112,8 +116,11 @@ func (c *Catalog) compileEventNotifications(pending []pendingNotification) error
 		if q < 0 {
 			return fmt.Errorf("%s: queue %q does not exist in the database", where, p.n.Queue)
 		}
-		to, ok := c.serviceByName[p.n.Service]
+		to, ok := c.Service(p.n.Service)
 		if !ok {
+			if len(c.serviceByName[p.n.Service]) > 1 {
+				return fmt.Errorf("%s: service %q exists in several databases: the sim needs the one a notification names to be unique", where, p.n.Service)
+			}
 			return fmt.Errorf("%s: service %q does not exist", where, p.n.Service)
 		}
 		if !c.accepts(to, PostEventNotificationContract) {
@@ -127,8 +134,8 @@ func (c *Catalog) compileEventNotifications(pending []pendingNotification) error
 			c.Queues = append(c.Queues, QueueInfo{Name: name, Database: p.db})
 			db.Queues = append(db.Queues, qid)
 			from = ServiceID(len(c.Services))
-			c.Services = append(c.Services, ServiceInfo{Name: name, Instance: db.Instance, Database: p.db, Queue: qid, Hidden: true})
-			c.serviceByName[name] = from
+			c.Services = append(c.Services, ServiceInfo{Name: name, NameID: c.internServiceName(name), Instance: db.Instance, Database: p.db, Queue: qid, Hidden: true})
+			c.serviceByName[name] = append(c.serviceByName[name], from)
 			db.Services = append(db.Services, from)
 			senders[p.db] = from
 		}
@@ -147,7 +154,7 @@ func (c *Catalog) internMessageType(name string) MessageTypeID {
 	return id
 }
 
-func (c *Catalog) compileDatabase(instance InstanceID, db Database, where string, contractOrigin, serviceOrigin map[string]string) error {
+func (c *Catalog) compileDatabase(instance InstanceID, db Database, where string, contractOrigin map[string]string) error {
 	dbID := DatabaseID(len(c.Databases))
 	info := DatabaseInfo{Name: db.Name, Instance: instance, Contracts: []ContractID{DefaultContract, PostEventNotificationContract}}
 
@@ -198,26 +205,28 @@ func (c *Catalog) compileDatabase(instance InstanceID, db Database, where string
 		info.Queues = append(info.Queues, id)
 	}
 
+	services := map[string]bool{}
 	for _, s := range db.Services {
 		if s.Name == "" {
 			return fmt.Errorf("%s: a service has no name", where)
 		}
-		if first, dup := serviceOrigin[s.Name]; dup {
-			return fmt.Errorf("%s: service %q is already defined in %s: service names must be unique in the world, they are the routes",
-				where, s.Name, first)
+		if services[s.Name] {
+			return fmt.Errorf("%s: service %q is defined twice", where, s.Name)
 		}
-		serviceOrigin[s.Name] = where
+		services[s.Name] = true
 		svc, err := c.compileService(s, instance, dbID, queues, info.Contracts, fmt.Sprintf("%s: service %q", where, s.Name))
 		if err != nil {
 			return err
 		}
 		id := ServiceID(len(c.Services))
-		c.serviceByName[s.Name] = id
+		c.serviceByName[s.Name] = append(c.serviceByName[s.Name], id)
+		svc.NameID = c.internServiceName(s.Name)
 		c.Services = append(c.Services, svc)
 		info.Services = append(info.Services, id)
 	}
 	info.HonorBrokerPriority = db.HonorBrokerPriority
 	c.Databases = append(c.Databases, info)
+	c.Instances[instance].Databases = append(c.Instances[instance].Databases, dbID)
 	var ps priorities
 	for _, p := range db.Priorities {
 		if err := c.validatePriority(dbID, p); err != nil {

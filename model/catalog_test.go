@@ -90,11 +90,7 @@ func TestCompile_ErrorsNameTheObject(t *testing.T) {
 		{"service defined twice in a database", func(in []Instance) []Instance {
 			dbA(in).Services = append(dbA(in).Services, Service{Name: "LocalTarget", Queue: "LocalTargetQueue"})
 			return in
-		}, []string{`service "LocalTarget" is already defined`}},
-		{"service name used on two instances", func(in []Instance) []Instance {
-			dbB(in).Services = append(dbB(in).Services, Service{Name: "Initiator", Queue: "TargetQueue"})
-			return in
-		}, []string{`instance "B": database "dbB": service "Initiator" is already defined in instance "A": database "dbA"`}},
+		}, []string{`instance "A": database "dbA": service "LocalTarget" is defined twice`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

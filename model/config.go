@@ -39,6 +39,9 @@ type Config struct {
 	StarvationAgingStep time.Duration
 	StarvationAgingCap  PriorityLevel
 	StarvationAgingOff  bool
+	// RouteRetryInterval is how often a delayed conversation looks for a route again
+	// (G-28: 10 s).
+	RouteRetryInterval time.Duration
 }
 
 // MaxWindow bounds ReceiveWindow, SendWindow and BlockFragmentsMax.
@@ -60,6 +63,7 @@ func DefaultConfig() Config {
 		ClosedTargetRetention:   30 * time.Minute,
 		StarvationAgingStep:     10 * time.Second,
 		StarvationAgingCap:      10,
+		RouteRetryInterval:      10 * time.Second,
 	}
 }
 
@@ -88,6 +92,7 @@ func (c Config) WithDefaults() Config {
 	setInt(&c.TransmissionObjectBytes, d.TransmissionObjectBytes)
 	setDur(&c.ClosedTargetRetention, d.ClosedTargetRetention)
 	setDur(&c.StarvationAgingStep, d.StarvationAgingStep)
+	setDur(&c.RouteRetryInterval, d.RouteRetryInterval)
 	if c.StarvationAgingCap == 0 {
 		c.StarvationAgingCap = d.StarvationAgingCap
 	}
@@ -123,7 +128,7 @@ func (c Config) Validate() error {
 	}{
 		{"RetryIntervalMin", c.RetryIntervalMin}, {"RetryIntervalMax", c.RetryIntervalMax}, {"AckDelay", c.AckDelay},
 		{"ConnectionIdleClose", c.ConnectionIdleClose}, {"ClosedTargetRetention", c.ClosedTargetRetention},
-		{"StarvationAgingStep", c.StarvationAgingStep},
+		{"StarvationAgingStep", c.StarvationAgingStep}, {"RouteRetryInterval", c.RouteRetryInterval},
 	}
 	for _, f := range durs {
 		if f.v < 0 {

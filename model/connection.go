@@ -237,7 +237,9 @@ func (b *Broker) flushAcks(now time.Duration, c *connection) {
 		ep.in.ackListed = false
 		if ep.in.ackOwed { // deleted endpoints too: the far side waits for it to close
 			ep.in.ackOwed = false
-			acks = append(acks, ep.ackFor())
+			a := ep.ackFor()
+			a.Broker, a.ToService, a.ToBroker = b.brokerOf(ep.service), ep.farName, ep.farBroker
+			acks = append(acks, a)
 		}
 	}
 	clear(c.acksOwed)
@@ -270,7 +272,12 @@ func ackSize(a *Ack) int { return ackBytes + rangeBytes*len(a.Selective) }
 // that a far side waiting for it can close.
 func (b *Broker) orphanAck(now time.Duration, from InstanceID, f *Fragment) {
 	c := b.conns[from]
-	c.orphanAcks = append(c.orphanAcks, Ack{Valid: true, Conversation: f.Conversation, FromInitiator: f.FromInitiator,
-		Sequence: f.Sequence, Fragment: f.Index + 1})
+	a := Ack{Valid: true, Conversation: f.Conversation, FromInitiator: f.FromInitiator, Sequence: f.Sequence, Fragment: f.Index + 1}
+	if f.FromInitiator { // back to whoever sent f
+		a.ToService, a.ToBroker = f.FromService, f.FromBroker
+	} else {
+		a.ToService, a.ToBroker = f.ToService, f.ToBroker
+	}
+	c.orphanAcks = append(c.orphanAcks, a)
 	b.armAckFlush(now, c)
 }

@@ -11,8 +11,15 @@ type ConversationEndpoint struct {
 	Contract            ContractID
 	ConversationGroupID ConversationGroupID
 	Service             ServiceID
-	FarService          ServiceID
-	FarInstance         InstanceID
+	// FarService is the far side's service name (far_service); FarBrokerInstance its
+	// broker instance, zero until known (far_broker_instance, PROTO-13).
+	FarService        ServiceName
+	FarBrokerInstance BrokerID
+	// FarInstance is the instance this side's messages go to: the far side's, or the next
+	// hop on the way (a forwarder); meaningless while Delayed.
+	FarInstance InstanceID
+	// Delayed is set while no route leads to the far service (RTE-2 step 7).
+	Delayed bool
 	// Lifetime is the absolute virtual time at which the dialog expires; zero for none.
 	Lifetime time.Duration
 	State    EndpointState
@@ -38,13 +45,23 @@ type ConversationEndpoint struct {
 // in out and in, which stay nil while the endpoint is idle, so that a million idle
 // conversations fit in memory (the transmission object of TXQ-6 is about 1 KB).
 type endpoint struct {
-	handle      ConversationHandle
-	conv        ConversationID
-	group       ConversationGroupID
-	service     ServiceID
-	farService  ServiceID
+	handle  ConversationHandle
+	conv    ConversationID
+	group   ConversationGroupID
+	service ServiceID
+	// farName and farBroker are the far service and its broker instance (zero until known,
+	// PROTO-13); farInstance is where this side's messages go (routing, section 9), once
+	// routed; farLocal is the target service when it is on this instance.
+	farName     ServiceName
+	farBroker   BrokerID
+	farLocal    ServiceID
 	contract    ContractID
 	farInstance InstanceID
+	// routed is set once a route gave farInstance (or local); until then the endpoint is
+	// delayed, and its messages wait in the transmission queue (RTE-2 step 7, G-28).
+	routed      bool
+	delayed     bool
+	routeArmed  bool
 	isInitiator bool
 	state       EndpointState
 	// priority is the endpoint's level, assigned once at creation (PRI-3, INV-7).
@@ -98,6 +115,9 @@ type endpoint struct {
 	levelIdx, ageIdx int32
 	// timerAt is when the conversation timer expires, zero for none (DLG-14).
 	timerAt time.Duration
+	// fwd is set on the pseudo-dialog that holds what a forwarder passes on to farInstance
+	// (RTE-5); such an endpoint is nothing else.
+	fwd *forwardQueue
 	// notification is set on the dialog that carries an event notification (ACT-11).
 	notification *notification
 	// discardArrivals is set once an Error arrived or the lifetime expired: later arrivals are
@@ -116,8 +136,10 @@ func (ep *endpoint) row() ConversationEndpoint {
 		Contract:            ep.contract,
 		ConversationGroupID: ep.group,
 		Service:             ep.service,
-		FarService:          ep.farService,
+		FarService:          ep.farName,
+		FarBrokerInstance:   ep.farBroker,
 		FarInstance:         ep.farInstance,
+		Delayed:             ep.delayed,
 		Lifetime:            ep.lifetime,
 		State:               ep.state,
 		SendSequence:        ep.sendSeq,

@@ -20,7 +20,8 @@ import (
 //
 // What is volatile is lost: the transmission objects (TXQ-6) with their retry timers and
 // their unacknowledged fragments, the acknowledgements not yet sent, open blocks, the
-// adjacent-broker connections (CLOSED after the restart), activated tasks and their
+// fragments a forwarder holds (RTE-5), the adjacent-broker connections (CLOSED after the
+// restart), activated tasks and their
 // sessions, the queue monitors' state, the poison counters, lock waits and waiting
 // statements, and the open transactions, which roll back: the rows they RECEIVEd return
 // to the queue and their SENDs never happened (sequence numbers are taken at commit, G-31).
@@ -141,6 +142,9 @@ func (b *Broker) recover(now time.Duration, ep *endpoint) {
 	if b.retained[ep.handle] == ep {
 		b.timer(max(ep.retainUntil, now), TimerRetention, uint64(ep.handle))
 	}
+	if !ep.routed {
+		b.ensureRouted(now, ep) // a delayed conversation tries again at once (G-28)
+	}
 	if ep.out == nil || ep.out.empty() {
 		return
 	}
@@ -202,6 +206,7 @@ func (b *Broker) loseTransmissionState(now time.Duration) {
 	for _, ep := range b.dialogs {
 		ep.scheduled = false
 		ep.hasTO = false
+		ep.routeArmed = false // a delayed conversation's next try is a timer (G-28)
 		if in := ep.in; in != nil {
 			in.ackOwed, in.ackListed = false, false
 		}
@@ -222,8 +227,9 @@ func (b *Broker) loseTransmissionState(now time.Duration) {
 	}
 	b.openBlocks = b.openBlocks[:0]
 	b.selfPackets = b.selfPackets[:0]
-	// Forwarded messages are held in memory only (RTE-5): the forwarder's buffers are lost
-	// here too, when forwarding is modelled.
+	// What a forwarder holds is in memory only (RTE-5, G-27): lost. The senders keep every
+	// message until its final destination acknowledges it, and retry.
+	b.forwards, b.forwardHeld = nil, 0
 }
 
 // forgetTransmission forgets what the transmission object knew of the rows: which

@@ -13,6 +13,8 @@ type databaseState struct {
 	prios priorities
 	// txqRows counts the rows of the database's transmission queue.
 	txqRows int
+	// routes is its sys.routes (RTE-1).
+	routes routeTable
 }
 
 // TransmissionQueueRows counts the rows of a local database's transmission queue
@@ -125,9 +127,14 @@ func (b *Broker) SetHonorBrokerPriority(now time.Duration, db DatabaseID, on boo
 
 // priorityFor assigns the level of a new endpoint of local service on contract, talking to
 // remote service (PRI-2, PRI-4): from the priorities of the local service's database.
-func (b *Broker) priorityFor(local ServiceID, contract ContractID, remote ServiceID) PriorityLevel {
+func (b *Broker) priorityFor(local ServiceID, contract ContractID, remote ServiceName) PriorityLevel {
 	d := b.dbs[b.cat.Services[local].Database]
-	return d.prios.level(b.cat.Contracts[contract].Name, b.cat.Services[local].Name, b.cat.Services[remote].Name)
+	return d.prios.level(b.cat.Contracts[contract].Name, b.cat.Services[local].Name, b.cat.ServiceNames[remote])
+}
+
+// brokerOf returns the broker instance of a local service's database.
+func (b *Broker) brokerOf(s ServiceID) BrokerID {
+	return b.cat.Databases[b.cat.Services[s].Database].Broker
 }
 
 // transmitLevel is the level an endpoint's messages leave at, latched when its backlog

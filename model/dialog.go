@@ -14,14 +14,17 @@ type BeginDialogOptions struct {
 	// does not exist. At most one is set.
 	RelatedConversation      ConversationHandle
 	RelatedConversationGroup ConversationGroupID
+	// ToBrokerInstance is TO SERVICE's broker instance, which routes on it (RTE-2 step 1);
+	// zero for none.
+	ToBrokerInstance BrokerID
 }
 
 // BeginDialog is BEGIN DIALOG FROM SERVICE from TO SERVICE to ON CONTRACT contract (DLG-1)
 // in a transaction of its own: it creates the initiator endpoint in state SO, in a new
 // conversation group unless a related one is named, and returns its handle. Nothing is sent
-// until the first SEND. With a related group that another transaction holds, it waits
-// (ErrWaiting; the handle comes with the completion).
-func (b *Broker) BeginDialog(now time.Duration, from, to ServiceID, contract ContractID, opts BeginDialogOptions) (ConversationHandle, error) {
+// until the first SEND; the dialog is routed now (section 9). With a related group that
+// another transaction holds, it waits (ErrWaiting; the handle comes with the completion).
+func (b *Broker) BeginDialog(now time.Duration, from ServiceID, to ServiceName, contract ContractID, opts BeginDialogOptions) (ConversationHandle, error) {
 	t := b.autocommit(now)
 	h, err := t.BeginDialog(now, from, to, contract, opts)
 	return h, b.endAutocommit(now, t, err)
@@ -44,12 +47,15 @@ func (b *Broker) endAutocommit(now time.Duration, t *Tx, err error) error {
 }
 
 // checkBeginDialog checks BEGIN DIALOG's arguments.
-func (b *Broker) checkBeginDialog(from, to ServiceID, contract ContractID, opts BeginDialogOptions) error {
+func (b *Broker) checkBeginDialog(from ServiceID, to ServiceName, contract ContractID, opts BeginDialogOptions) error {
 	if from < 0 || int(from) >= len(b.cat.Services) || b.cat.Services[from].Instance != b.id {
 		return fmt.Errorf("BEGIN DIALOG from service %d: %w", from, ErrNotLocal)
 	}
-	if to < 0 || int(to) >= len(b.cat.Services) {
-		return fmt.Errorf("BEGIN DIALOG to service %d: no such service", to)
+	if to < 0 || int(to) >= len(b.cat.ServiceNames) {
+		return fmt.Errorf("BEGIN DIALOG to service %d: no such service name", to)
+	}
+	if br := opts.ToBrokerInstance; br < 0 || int(br) > len(b.cat.Brokers) {
+		return fmt.Errorf("BEGIN DIALOG to broker instance %d: no such broker instance", br)
 	}
 	if contract < 0 || int(contract) >= len(b.cat.Contracts) || !b.cat.databaseHasContract(b.cat.Services[from].Database, contract) {
 		return fmt.Errorf("BEGIN DIALOG from service %q on contract %d: %w", b.cat.Services[from].Name, contract, ErrContractNotInDatabase)
@@ -64,12 +70,11 @@ func (b *Broker) checkBeginDialog(from, to ServiceID, contract ContractID, opts 
 }
 
 // beginDialog creates the initiator endpoint in group g, or in a new group when g is nil.
-func (b *Broker) beginDialog(now time.Duration, from, to ServiceID, contract ContractID, opts BeginDialogOptions, g *group) *endpoint {
-	far := b.cat.Services[to].Instance
+func (b *Broker) beginDialog(now time.Duration, from ServiceID, to ServiceName, contract ContractID, opts BeginDialogOptions, g *group) *endpoint {
 	ep := &endpoint{
 		handle: ConversationHandle(b.nextID()), conv: ConversationID(b.nextID()),
-		service: from, farService: to, contract: contract, farInstance: far, isInitiator: true,
-		local: far == b.id, endSeq: -1, priority: b.priorityFor(from, contract, to),
+		service: from, farName: to, farBroker: opts.ToBrokerInstance, farLocal: -1, contract: contract, isInitiator: true,
+		endSeq: -1, priority: b.priorityFor(from, contract, to),
 	}
 	if g == nil {
 		g = b.newGroup(ConversationGroupID(b.nextID()), from)
@@ -80,6 +85,7 @@ func (b *Broker) beginDialog(now time.Duration, from, to ServiceID, contract Con
 		b.timer(ep.lifetime, TimerLifetime, uint64(ep.handle))
 	}
 	b.register(now, ep, StartedOutbound)
+	b.ensureRouted(now, ep)
 	return ep
 }
 
@@ -277,22 +283,33 @@ func (b *Broker) receivePacket(now time.Duration, p *Packet) {
 		c.stats.BytesReceived += int64(p.Size())
 	}
 	for i := range p.Acks {
-		b.ackArrived(now, &p.Acks[i])
+		if !b.ackArrived(now, &p.Acks[i]) && p.From != b.id {
+			b.passOnAck(now, &p.Acks[i])
+		}
 	}
 	for i := range p.Fragments {
 		f := &p.Fragments[i]
 		if f.Ack.Valid {
-			b.ackArrived(now, &f.Ack)
+			b.ackArrived(now, &f.Ack) // without an endpoint here, it travels on with its fragment
 		}
 		b.fragmentArrived(now, p.From, f)
 	}
 }
 
-// ackArrived applies an acknowledgement to the endpoint that sent the data it covers.
-func (b *Broker) ackArrived(now time.Duration, a *Ack) {
-	if ep := b.dialogs[dialogKey{a.Conversation, a.FromInitiator}]; ep != nil && !ep.deleted {
+// ackArrived applies an acknowledgement to the endpoint that sent the data it covers, and
+// reports whether this instance has that endpoint.
+func (b *Broker) ackArrived(now time.Duration, a *Ack) bool {
+	ep := b.dialogs[dialogKey{a.Conversation, a.FromInitiator}]
+	if ep == nil {
+		return false
+	}
+	if !ep.deleted {
+		if ep.farBroker == 0 {
+			ep.farBroker = a.Broker // PROTO-13: the target's broker instance, from its first ack
+		}
 		b.applyAck(now, ep, a)
 	}
+	return true
 }
 
 // fragmentArrived routes an arriving fragment to its endpoint, creating the target endpoint
@@ -300,6 +317,9 @@ func (b *Broker) ackArrived(now time.Duration, a *Ack) {
 func (b *Broker) fragmentArrived(now time.Duration, from InstanceID, f *Fragment) {
 	b.counters.FragmentsReceived++
 	ep := b.dialogs[dialogKey{f.Conversation, !f.FromInitiator}]
+	if ep == nil && from != b.id && b.passOn(now, f) {
+		return // not for this instance: forwarded or dropped (RTE-4, RTE-5)
+	}
 	if f.Sequence == Unsequenced {
 		if ep != nil && ep.state == DisconnectedOutbound {
 			// The far side refused the dialog after this side ended it: nothing it waits
@@ -340,6 +360,9 @@ func (b *Broker) fragmentArrived(now time.Duration, from InstanceID, f *Fragment
 			return
 		}
 	}
+	if ep.farBroker == 0 && !f.FromInitiator {
+		ep.farBroker = f.ToBroker // PROTO-13, from a message of the target
+	}
 	if ep.discardArrivals || ep.state == Closed || ep.state == DisconnectedOutbound {
 		if ep.state == Closed {
 			ep.retainUntil = now + b.cfg.ClosedTargetRetention
@@ -358,25 +381,31 @@ func (b *Broker) fragmentArrived(now time.Duration, from InstanceID, f *Fragment
 // is generated again if the original is retried (PROTO-3).
 func (b *Broker) createTarget(now time.Duration, from InstanceID, f *Fragment) *endpoint {
 	code := int32(0)
+	fromDB := Msdb // RTE-7: the conversation's database first, when it is here
+	if from == b.id && f.FromBroker > 0 {
+		fromDB = DatabaseID(f.FromBroker - 1)
+	}
+	service, found := b.localService(b.cat.ServiceNames[f.ToService], f.ToBroker, fromDB)
 	switch {
-	case f.ToService < 0 || int(f.ToService) >= len(b.cat.Services) || b.cat.Services[f.ToService].Instance != b.id:
+	case !found:
 		code = ErrorCodeServiceNotFound
-	case !b.cat.accepts(f.ToService, f.Contract):
+	case !b.cat.accepts(service, f.Contract):
 		code = ErrorCodeContractNotAccepted
 	}
 	if code != 0 {
 		b.discard(now, f, ReasonTargetRefused)
 		// It goes on its own, like an acknowledgement, outside the blocks and their turn.
 		b.transmit(b.conns[from], &Packet{From: b.id, To: from, Fragments: []Fragment{{Conversation: f.Conversation,
-			FromInitiator: false, Sequence: Unsequenced, Count: 1, MessageType: ErrorMessageType, ErrorCode: code, SentAt: now}}})
+			FromInitiator: false, Sequence: Unsequenced, Count: 1, MessageType: ErrorMessageType, ErrorCode: code, SentAt: now,
+			FromService: f.FromService, ToService: f.ToService, FromBroker: f.FromBroker, Contract: f.Contract}}})
 		return nil
 	}
 	ep := &endpoint{
 		handle: ConversationHandle(b.nextID()), conv: f.Conversation,
-		service: f.ToService, farService: f.FromService, contract: f.Contract, farInstance: from,
-		local: from == b.id, endSeq: -1, lifetime: f.Lifetime, priority: b.priorityFor(f.ToService, f.Contract, f.FromService),
+		service: service, farName: f.FromService, farBroker: f.FromBroker, farLocal: -1, contract: f.Contract,
+		endSeq: -1, lifetime: f.Lifetime, priority: b.priorityFor(service, f.Contract, f.FromService),
 	}
-	b.join(ep, b.newGroup(ConversationGroupID(b.nextID()), f.ToService)) // DLG-3: a new group on its queue
+	b.join(ep, b.newGroup(ConversationGroupID(b.nextID()), service)) // DLG-3: a new group on its queue
 	if ep.lifetime > 0 {
 		b.timer(max(ep.lifetime, now), TimerLifetime, uint64(ep.handle))
 	}
@@ -387,5 +416,40 @@ func (b *Broker) createTarget(now time.Duration, from InstanceID, f *Fragment) *
 		state = Conversing
 	}
 	b.register(now, ep, state)
+	b.ensureRouted(now, ep) // the way back, for acknowledgements and replies
 	return ep
+}
+
+// ensureRouted routes an endpoint that has no route yet (section 9): the initiator at BEGIN
+// DIALOG (or, delayed, at each later try), the target when it is created, for the way back. Once routed, a dialog
+// keeps its hop. Without a route it is delayed: its messages (and a target's
+// acknowledgements) wait, and it tries again every RouteRetryInterval (RTE-2 step 7, G-28).
+func (b *Broker) ensureRouted(now time.Duration, ep *endpoint) {
+	if ep.routed || ep.deleted {
+		return
+	}
+	h, ok := b.routeTo(now, b.cat.Services[ep.service].Database, ep.farName, ep.farBroker)
+	if !ok {
+		if !ep.delayed {
+			ep.delayed = true
+			b.trace(TraceRecord{At: now, Kind: TraceDelayed, Conversation: ep.conv, FromInitiator: ep.isInitiator})
+		}
+		if !ep.routeArmed {
+			ep.routeArmed = true
+			b.timer(now+b.cfg.RouteRetryInterval, TimerRoute, uint64(ep.handle))
+		}
+		return
+	}
+	ep.routed, ep.local, ep.farInstance = true, h.local, h.instance
+	if h.local {
+		ep.farLocal = h.service
+	}
+	if ep.delayed {
+		ep.delayed = false
+		b.trace(TraceRecord{At: now, Kind: TraceRouted, Peer: ep.farInstance, Conversation: ep.conv, FromInitiator: ep.isInitiator})
+	}
+	if ep.in != nil && ep.in.ackOwed && !ep.in.ackListed {
+		b.owe(now, ep)
+	}
+	b.makeReady(ep)
 }

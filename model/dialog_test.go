@@ -92,7 +92,7 @@ func TestDLG1_BeginCreatesStartedOutboundAndTransmitsNothing(t *testing.T) {
 			assert.Equal(t, StartedOutbound, ep.State)
 			assert.True(t, ep.IsInitiator)
 			assert.Equal(t, w.service("Initiator"), ep.Service)
-			assert.Equal(t, w.service("Target"), ep.FarService)
+			assert.Equal(t, w.name("Target"), ep.FarService)
 			assert.Equal(t, instB, ep.FarInstance)
 			assert.NotZero(t, ep.ConversationGroupID)
 			assert.Equal(t, SequenceNumber(0), ep.SendSequence)

@@ -7,29 +7,37 @@
 //   - The catalog (Catalog, built by Compile): instances and databases, services, queues
 //     (STATUS, RETENTION, ACTIVATION with MAX_QUEUE_READERS, POISON_MESSAGE_HANDLING),
 //     contracts, message types, broker priorities and event notifications.
+//
 //   - Per instance, a Broker: conversation endpoints and conversation groups, service
 //     queues, transmission queues and adjacent-broker connections.
+//
 //   - The dialog protocol: sequence numbers, fragmentation and reassembly,
 //     acknowledgements (piggy-backed or dedicated), retries with exponential back-off,
 //     duplicate detection, the integrity check, send and receive windows, lifetimes, END
 //     CONVERSATION in all its forms, and conversation timers (BEGIN CONVERSATION TIMER and
 //     the DialogTimer message).
+//
 //   - Conversation priorities: CREATE, ALTER and DROP BROKER PRIORITY and
 //     HONOR_BROKER_PRIORITY; a transmission scheduler per destination instance that fills
 //     fragment blocks by level, with starvation prevention; direct delivery, first in first
 //     out, for dialogs within the instance; RECEIVE and GET CONVERSATION GROUP by priority.
+//
 //   - Transactions (Tx): BEGIN, COMMIT, ROLLBACK and savepoints; SEND, END CONVERSATION and
 //     BEGIN CONVERSATION TIMER take effect at commit, a rollback puts received rows back;
 //     conversation group locks held to the end of the transaction, lock waits with SET
 //     LOCK_TIMEOUT, deadlock detection, WAITFOR, GET CONVERSATION GROUP, MOVE CONVERSATION,
 //     and poison message detection.
+//
 //   - Queue monitors and activation: internal activation of tasks up to MAX_QUEUE_READERS,
 //     and QUEUE_ACTIVATION event notifications for external activators.
+//
 //   - The crash and restart of an instance (Crash, Restart; G-13): what is durable
 //     survives, what is volatile is lost, and the open transactions roll back.
 //
-// What it leaves out: routing and forwarding (service names are unique in the world, so
-// the catalog is the route: there are no sys.routes and no forwarders), dialog security, the transport between instances (package
+//   - Routing: sys.routes per database and in msdb, broker instance ids, delayed
+//     conversations (section 9 of the specification).
+//
+// What it leaves out: dialog security, the transport between instances (package
 // net/faulty stands in for it), the bodies of messages (only their types and sizes), and
 // the code of activated procedures (the caller runs a program for each task it is asked to
 // start). docs/dialog-protocol.md lists where the model departs from the specification,

@@ -23,11 +23,17 @@ type Fragment struct {
 	// first left the transmission queue: measurements the receiver reports, like a
 	// timestamp in a header; no broker decision depends on them.
 	SentAt, TransmittedAt time.Duration
-	// The dialog header: the services and contract, and the absolute expiry of the dialog's
-	// lifetime (zero for none). The target creates its endpoint from them (DLG-3).
-	FromService, ToService ServiceID
-	Contract               ContractID
-	Lifetime               time.Duration
+	// The dialog header: the initiator's and the target's services and broker instances
+	// (ToBroker zero until the initiator knows it, PROTO-13), the contract, and the absolute
+	// expiry of the dialog's lifetime (zero for none). The target creates its endpoint from
+	// them (DLG-3); routing reads them (section 9).
+	FromService, ToService ServiceName
+	FromBroker, ToBroker   BrokerID
+	// Hops counts the forwarders the fragment went through (RTE-6): hops_remaining is
+	// HopBudget less it.
+	Hops     uint8
+	Contract ContractID
+	Lifetime time.Duration
 	// Ack is an acknowledgement for the opposite direction of the same dialog, carried in
 	// this fragment's header (PROTO-8).
 	Ack Ack
@@ -47,6 +53,26 @@ type Ack struct {
 	Sequence      SequenceNumber
 	Fragment      int32
 	Selective     []FragmentRange
+	// Broker is the broker instance of the endpoint that acknowledges: the initiator learns
+	// the target's from its first acknowledgement (PROTO-13). ToService and ToBroker are
+	// where a dedicated acknowledgement goes, for the forwarders on the way; Hops as for a
+	// fragment.
+	Broker    BrokerID
+	ToService ServiceName
+	ToBroker  BrokerID
+	Hops      uint8
+}
+
+// HopBudget is how many forwarders a message may go through (G-27: 32).
+const HopBudget = 32
+
+// destination returns the service and broker instance a fragment goes to: the target's
+// when the initiator sent it, the initiator's otherwise.
+func (f *Fragment) destination() (ServiceName, BrokerID) {
+	if f.FromInitiator {
+		return f.ToService, f.ToBroker
+	}
+	return f.FromService, f.FromBroker
 }
 
 // FragmentRange is the fragments [From, To) of message Sequence.

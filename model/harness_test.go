@@ -238,6 +238,12 @@ func (w *world) service(name string) ServiceID {
 	return id
 }
 
+func (w *world) name(name string) ServiceName {
+	id, ok := w.cat.ServiceName(name)
+	require.True(w.t, ok, "service name %q", name)
+	return id
+}
+
 func (w *world) messageType(name string) MessageTypeID {
 	id, ok := w.cat.MessageType(name)
 	require.True(w.t, ok, "message type %q", name)
@@ -260,7 +266,7 @@ func (w *world) queue(name string) QueueID {
 
 func (w *world) begin(from, to, contract string, opts BeginDialogOptions) ConversationHandle {
 	i := w.cat.Services[w.service(from)].Instance
-	h, err := w.brokers[i].BeginDialog(w.now, w.service(from), w.service(to), w.contract(contract), opts)
+	h, err := w.brokers[i].BeginDialog(w.now, w.service(from), w.name(to), w.contract(contract), opts)
 	w.drain(i)
 	require.NoError(w.t, err, "BEGIN DIALOG from %s to %s", from, to)
 	return h

@@ -44,8 +44,7 @@ func (c *Catalog) validatePriority(db DatabaseID, p BrokerPriority) error {
 		}
 	}
 	if p.LocalService != Any {
-		id, ok := c.serviceByName[p.LocalService]
-		if !ok || c.Services[id].Database != db {
+		if !slices.ContainsFunc(c.serviceByName[p.LocalService], func(id ServiceID) bool { return c.Services[id].Database == db }) {
 			return fmt.Errorf("%s: LOCAL_SERVICE_NAME %q is not a service of the database", where, p.LocalService)
 		}
 	}

@@ -90,7 +90,7 @@ func levels(t *testing.T, b *Broker, cat *Catalog) (initiator, target PriorityLe
 	to, _ := cat.Service("TargetService")
 	c, _ := cat.Contract("SimpleContract")
 	mt, _ := cat.MessageType("RequestMessage")
-	h, err := b.BeginDialog(0, from, to, c, BeginDialogOptions{})
+	h, err := b.BeginDialog(0, from, cat.NameOf(to), c, BeginDialogOptions{})
 	require.NoError(t, err)
 	require.NoError(t, b.Send(0, h, mt, 10))
 	ie, _ := b.Endpoint(h)
@@ -184,7 +184,7 @@ func TestPRI5_LevelsAreNotTransmitted(t *testing.T) {
 	to := mustService(t, cat, "RemoteService")
 	c, _ := cat.Contract("SimpleContract")
 	mt, _ := cat.MessageType("RequestMessage")
-	h, err := a.BeginDialog(0, from, to, c, BeginDialogOptions{})
+	h, err := a.BeginDialog(0, from, cat.NameOf(to), c, BeginDialogOptions{})
 	require.NoError(t, err)
 	require.NoError(t, a.Send(0, h, mt, 10))
 	for _, p := range a.Effects().Transmit {

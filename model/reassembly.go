@@ -255,6 +255,9 @@ func (b *Broker) owe(now time.Duration, ep *endpoint) {
 	if in.ackListed {
 		return
 	}
+	if !ep.routed {
+		return // listed once a route back is found (ensureRouted)
+	}
 	in.ackListed = true
 	c := b.connection(ep.farInstance)
 	c.acksOwed = append(c.acksOwed, ep)

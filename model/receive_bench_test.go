@@ -44,7 +44,7 @@ func newReceiveBenchWorld(tb testing.TB, groups, messages int) *receiveBenchWorl
 	w.mt, _ = cat.MessageType("M")
 	for i := range groups {
 		to, _ := cat.Service(fmt.Sprintf("T%d", 1+i%10))
-		h, err := b.BeginDialog(0, from, to, contract, BeginDialogOptions{})
+		h, err := b.BeginDialog(0, from, cat.NameOf(to), contract, BeginDialogOptions{})
 		if err != nil {
 			tb.Fatal(err)
 		}

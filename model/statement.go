@@ -19,7 +19,8 @@ type statement struct {
 	lockExpires time.Duration // SET LOCK_TIMEOUT; negative: none
 	armedAt     time.Duration // the time-out timer asked for, negative for none
 	// BEGIN DIALOG
-	from, to ServiceID
+	from     ServiceID
+	to       ServiceName
 	contract ContractID
 	opts     BeginDialogOptions
 	// SEND, END, TIMER
@@ -137,7 +138,7 @@ func (t *Tx) liveEndpoint(h ConversationHandle, kind statementKind, cleanup bool
 // BeginDialog is BEGIN DIALOG in the transaction (DLG-1, DLG-2): the new endpoint joins a
 // new group, the related conversation's group, or the named group (created when it does
 // not exist), and the transaction locks that group (LOCK-10).
-func (t *Tx) BeginDialog(now time.Duration, from, to ServiceID, contract ContractID, opts BeginDialogOptions) (ConversationHandle, error) {
+func (t *Tx) BeginDialog(now time.Duration, from ServiceID, to ServiceName, contract ContractID, opts BeginDialogOptions) (ConversationHandle, error) {
 	st, err := t.start(now, statement{kind: stmtBeginDialog, from: from, to: to, contract: contract, opts: opts})
 	if err != nil {
 		return 0, err

@@ -16,7 +16,7 @@ func TestDLG2_RelatedConversationMustExist(t *testing.T) {
 	initiator, target := w.local("d", "Initiator", 1)
 	closing, _ := w.local("closing", "Initiator", 1)
 	require.NoError(t, w.end(instA, closing, EndOptions{}))
-	soH, err := w.brokers[instA].BeginDialog(w.now, w.service("Initiator"), w.service("Target"), w.contract("RequestReply"), BeginDialogOptions{})
+	soH, err := w.brokers[instA].BeginDialog(w.now, w.service("Initiator"), w.name("Target"), w.contract("RequestReply"), BeginDialogOptions{})
 	w.apply(instA)
 	require.NoError(t, err)
 	require.NoError(t, w.end(instA, soH, EndOptions{}))
@@ -75,7 +75,7 @@ func TestDLG2_DLG15_NewRelatedGroupLivesUntilItsLastConversationEnds(t *testing.
 	info := w.group(id)
 	assert.Equal(t, GroupInfo{ID: id, Queue: w.queue("InitiatorQueue"), Service: w.service("Initiator"), Conversations: 2}, info)
 	assert.Equal(t, id, w.groupOf(h2))
-	_, err = w.brokers[instA].BeginDialog(w.now, w.service("LocalTarget"), w.service("Target"), w.contract("RequestReply"),
+	_, err = w.brokers[instA].BeginDialog(w.now, w.service("LocalTarget"), w.name("Target"), w.contract("RequestReply"),
 		BeginDialogOptions{RelatedConversationGroup: id})
 	w.apply(instA)
 	assert.ErrorIs(t, err, ErrGroupOfOtherService, "a group holds the conversations of one service (DLG-2)")

@@ -87,6 +87,15 @@ const (
 	// (G-16). A later arrival from the initiator finds the dialog unknown and creates a new
 	// target endpoint, as Service Broker does: the checker reports that as a design finding.
 	TraceEndpointForgotten
+	// TraceDelayed: no route leads to the far service; the conversation waits and tries
+	// again (RTE-2 step 7, G-28). TraceRouted: a delayed conversation found its route; Peer
+	// is where its messages now go.
+	TraceDelayed
+	TraceRouted
+	// TraceForwarded: a forwarder put a fragment not meant for it into a block towards Peer
+	// (RTE-5), at level 5 whatever the dialog's (PRI-14): Priority, Effective and
+	// BestWaiting as for TraceScheduled; Fragments is the hops the fragment has made.
+	TraceForwarded
 	// TraceInstanceCrashed: the instance crashed (G-13). The records of the transactions
 	// the crash rolled back and of the tasks it ended come just before it; Tx and Task are
 	// the last transaction and task ids of the incarnation that ended. No record of the
@@ -101,7 +110,7 @@ var traceKindNames = [...]string{"", "sent", "fragment-sent", "fragment-stored",
 	"fragment-discarded", "packet-corrupt", "ready", "received", "row-removed", "state", "ack-sent", "scheduled",
 	"lock-acquired", "lock-released", "lock-wait", "deadlock", "returned", "committed", "rolled-back",
 	"savepoint-rolled-back", "queue-disabled", "task-started", "task-exited", "activation-failed", "monitor-receive",
-	"notification-sent", "notification-dropped", "activation-altered", "forgotten", "crashed", "restarted"}
+	"notification-sent", "notification-dropped", "activation-altered", "forgotten", "delayed", "routed", "forwarded", "crashed", "restarted"}
 
 func (k TraceKind) String() string {
 	if int(k) < len(traceKindNames) && k != 0 {
@@ -136,10 +145,19 @@ const (
 	ReasonUnknownDialog
 	// ReasonTargetRefused: the target service is unknown or refuses the contract.
 	ReasonTargetRefused
+	// ReasonNoRoute: msdb has no route for a fragment that arrived (RTE-1).
+	ReasonNoRoute
+	// ReasonNotForwarded: msdb routes it elsewhere, and forwarding is off (RTE-4).
+	ReasonNotForwarded
+	// ReasonForwardFull: holding it would exceed MESSAGE_FORWARD_SIZE (RTE-5).
+	ReasonForwardFull
+	// ReasonHops: it has made its last hop (RTE-6, G-27); a loop ends here.
+	ReasonHops
 )
 
 var reasonNames = [...]string{"", "acked", "end-with-error", "cleanup", "lifetime", "error-received",
-	"remote-ended", "window", "closed-endpoint", "unknown-dialog", "target-refused"}
+	"remote-ended", "window", "closed-endpoint", "unknown-dialog", "target-refused", "no-route", "not-forwarded",
+	"forward-full", "hops"}
 
 func (r Reason) String() string {
 	if int(r) < len(reasonNames) {
@@ -219,6 +237,10 @@ func (r TraceRecord) String() string {
 		return fmt.Sprintf("%s peer=i%d", s, r.Peer)
 	case TraceEndpointForgotten:
 		return s + " target"
+	case TraceDelayed:
+		return fmt.Sprintf("%s %s no route", s, dir)
+	case TraceRouted:
+		return fmt.Sprintf("%s %s peer=i%d", s, dir, r.Peer)
 	case TraceInstanceCrashed, TraceInstanceRestarted:
 		return fmt.Sprintf("%s last-tx=%d last-task=%d", head, r.Tx, r.Task)
 	case TraceLockAcquired, TraceLockReleased, TraceDeadlock:
@@ -241,6 +263,9 @@ func (r TraceRecord) String() string {
 	case TraceScheduled:
 		return fmt.Sprintf("%s %s peer=i%d level=%d effective=%d best-waiting=%d", s, dir, r.Peer, r.Priority.Level(),
 			r.Effective, r.BestWaiting)
+	case TraceForwarded:
+		return fmt.Sprintf("%s %s seq=%d frag=%d peer=i%d level=%d effective=%d best-waiting=%d hops=%d", s, dir, r.Sequence,
+			r.Fragment, r.Peer, r.Priority.Level(), r.Effective, r.BestWaiting, r.Fragments)
 	case TraceFragmentSent, TraceFragmentStored, TraceFragmentDuplicate, TraceFragmentDiscarded:
 		s = fmt.Sprintf("%s %s seq=%d frag=%d", s, dir, r.Sequence, r.Fragment)
 	default:

@@ -99,7 +99,7 @@ func (w *txWorld) dialog(label, from, to string, n int) (initiator, target Conve
 	w.t.Helper()
 	require.Positive(w.t, n, "a dialog needs a request to reach its target")
 	i := w.cat.Services[w.service(from)].Instance
-	h, err := w.brokers[i].BeginDialog(w.now, w.service(from), w.service(to), w.contract("RequestReply"), BeginDialogOptions{})
+	h, err := w.brokers[i].BeginDialog(w.now, w.service(from), w.name(to), w.contract("RequestReply"), BeginDialogOptions{})
 	w.apply(i)
 	require.NoError(w.t, err, "BEGIN DIALOG %s", label)
 	w.sendN(h, n)
@@ -254,7 +254,7 @@ func (s *session) move(h ConversationHandle, to ConversationGroupID) error {
 }
 
 func (s *session) beginDialog(from, to string, opts BeginDialogOptions) (ConversationHandle, error) {
-	h, err := s.tx.BeginDialog(s.w.now, s.w.service(from), s.w.service(to), s.w.contract("RequestReply"), opts)
+	h, err := s.tx.BeginDialog(s.w.now, s.w.service(from), s.w.name(to), s.w.contract("RequestReply"), opts)
 	s.w.apply(s.inst)
 	return h, err
 }
@@ -303,7 +303,7 @@ func TestTXN1_G31_SendLeavesOnlyAtCommit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newTxWorld(t)
-			h, err := w.brokers[instA].BeginDialog(w.now, w.service("Initiator"), w.service("Target"), w.contract("RequestReply"), BeginDialogOptions{})
+			h, err := w.brokers[instA].BeginDialog(w.now, w.service("Initiator"), w.name("Target"), w.contract("RequestReply"), BeginDialogOptions{})
 			w.apply(instA)
 			require.NoError(t, err)
 

@@ -158,7 +158,8 @@ func (o *outbound) trimHead() {
 // TransmissionQueueRow is a row of sys.transmission_queue (ENT-7).
 type TransmissionQueueRow struct {
 	ConversationHandle    ConversationHandle
-	ToService             ServiceID
+	ToService             ServiceName
+	ToBrokerInstance      BrokerID
 	FromService           ServiceID
 	Contract              ContractID
 	EnqueueTime           time.Duration
@@ -182,6 +183,7 @@ func (b *Broker) queueRow(now time.Duration, ep *endpoint, mt MessageTypeID, byt
 	if ep.out.empty() {
 		ep.txLevel = b.transmitLevel(ep)
 	}
+	b.ensureRouted(now, ep)
 	b.useTransmissionObject(ep)
 	seq := ep.sendSeq
 	ep.sendSeq++
@@ -311,7 +313,7 @@ func checkShare(now time.Duration, ep *endpoint) {
 // transmission queue until ALTER QUEUE sets it ON (TXQ-2, G-18).
 func (b *Broker) transmitEndpoint(now time.Duration, ep *endpoint) {
 	o := ep.out
-	if q := b.queues[b.cat.Services[ep.farService].Queue]; q.status == QueueOff {
+	if q := b.queues[b.cat.Services[ep.farLocal].Queue]; q.status == QueueOff {
 		if !o.held {
 			o.held = true
 			q.heldSenders = append(q.heldSenders, ep)
@@ -328,6 +330,10 @@ func (b *Broker) transmitEndpoint(now time.Duration, ep *endpoint) {
 // never sent while the send and receive windows allow it (G-11, G-21). It also returns
 // when the endpoint's oldest due fragment became due, for the scheduler's aging.
 func (b *Broker) nextFragment(ep *endpoint) (r *txqRow, f int32, since time.Duration, ok bool) {
+	if ep.fwd != nil {
+		since, ok = ep.fwd.next()
+		return nil, 0, since, ok
+	}
 	o := ep.out
 	if o == nil {
 		return nil, 0, 0, false
@@ -438,12 +444,15 @@ func (b *Broker) emitFragment(now time.Duration, ep *endpoint, r *txqRow, f int3
 		ErrorCode: r.errorCode, SentAt: r.enqueued, TransmittedAt: r.transmitted, Contract: ep.contract, Lifetime: ep.lifetime,
 	}
 	if ep.isInitiator {
-		frag.FromService, frag.ToService = ep.service, ep.farService
+		frag.FromService, frag.ToService = b.cat.NameOf(ep.service), ep.farName
+		frag.FromBroker, frag.ToBroker = b.brokerOf(ep.service), ep.farBroker
 	} else {
-		frag.FromService, frag.ToService = ep.farService, ep.service
+		frag.FromService, frag.ToService = ep.farName, b.cat.NameOf(ep.service)
+		frag.FromBroker, frag.ToBroker = ep.farBroker, b.brokerOf(ep.service)
 	}
 	if ep.in != nil && ep.in.ackOwed {
 		frag.Ack = ep.ackFor()
+		frag.Ack.Broker = b.brokerOf(ep.service)
 		ep.in.ackOwed = false
 		b.counters.AcksPiggybacked++
 	}

@@ -32,7 +32,7 @@ func TestTXQ1_RemoteSendGoesThroughTheTransmissionQueue(t *testing.T) {
 	rows := w.brokers[instA].TransmissionQueue()
 	require.Len(t, rows, 1)
 	assert.Equal(t, TransmissionQueueRow{
-		ConversationHandle: d.initiator, ToService: w.service("Target"), FromService: w.service("Initiator"),
+		ConversationHandle: d.initiator, ToService: w.name("Target"), FromService: w.service("Initiator"),
 		Contract: w.contract("RequestReply"), EnqueueTime: 0, MessageSequenceNumber: 0,
 		MessageType: w.messageType("Request"), Bytes: 100, TransmissionStatus: "", Priority: DefaultPriority,
 		Fragments: 1,

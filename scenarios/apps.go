@@ -15,7 +15,9 @@ type workloadRun struct {
 	cfg                     *Workload
 	index                   int
 	inst                    model.InstanceID
-	from, to                model.ServiceID
+	from                    model.ServiceID
+	to                      model.ServiceName
+	toBroker                model.BrokerID
 	contract                model.ContractID
 	messageType, replyType  model.MessageTypeID
 	arrivals, gaps, sizes   *rand.Rand
@@ -53,8 +55,9 @@ const beginAgain = ^uint64(0) - 1
 func (w *world) newWorkload(i int) (*workloadRun, error) {
 	cfg := &w.cfg.Workloads[i]
 	wl := &workloadRun{w: w, cfg: cfg, index: i}
-	wl.from, _ = w.cat.Service(cfg.From)
-	wl.to, _ = w.cat.Service(cfg.To)
+	wl.from, _ = FindService(w.cat, cfg.From)
+	wl.to, _ = w.cat.ServiceName(cfg.To)
+	wl.toBroker, _ = FindBrokerInstance(w.cat, cfg.ToBrokerInstance)
 	wl.inst = w.instanceOfService(wl.from)
 	wl.contract, _ = w.cat.Contract(orDefault(cfg.Contract, model.ContractDefault))
 	wl.messageType, _ = w.cat.MessageType(orDefault(cfg.MessageType, model.MessageTypeDefault))
@@ -98,7 +101,7 @@ func (wl *workloadRun) begin() {
 // sends at once.
 func (wl *workloadRun) beginDialog(related bool) {
 	w := wl.w
-	opts := model.BeginDialogOptions{Lifetime: wl.cfg.Lifetime}
+	opts := model.BeginDialogOptions{Lifetime: wl.cfg.Lifetime, ToBrokerInstance: wl.toBroker}
 	if related {
 		opts.RelatedConversationGroup = wl.group
 	}

@@ -80,26 +80,31 @@ func (s SizeDistribution) distribution() sim.Distribution {
 		Min: time.Duration(s.Min), Max: time.Duration(s.Max)}
 }
 
-// Workload is an initiating application: it begins Dialogs dialogs from service From to
-// service To, one every Interarrival (Poisson when exponential), starting at Start; on each
+// Workload is an initiating application: it begins Dialogs dialogs from service From (a
+// service's name, or instance/database/name when several databases have one of that name)
+// to service To (TO SERVICE: a name, which routes find, section 9, with ToBrokerInstance
+// when set), one every Interarrival (Poisson when exponential), starting at Start; on each
 // it sends Messages messages of Size bytes, one every MessageGap. Without replies it ends
 // the conversation after its last message; with Replies, the target's reader answers every
 // message with a ReplyType message of ReplySize bytes, and the initiator ends the
 // conversation once every reply has arrived.
 type Workload struct {
-	Name         string
-	From, To     string
-	Contract     string // default DEFAULT
-	MessageType  string // default DEFAULT
-	Dialogs      int
-	Start        time.Duration
-	Interarrival sim.Distribution
-	Messages     int
-	MessageGap   sim.Distribution
-	Size         SizeDistribution
-	Replies      bool
-	ReplyType    string // default DEFAULT
-	ReplySize    SizeDistribution
+	Name     string
+	From, To string
+	// ToBrokerInstance is TO SERVICE's broker instance: a database's GUID, or
+	// instance/database for the GUID of that database; empty for none.
+	ToBrokerInstance string
+	Contract         string // default DEFAULT
+	MessageType      string // default DEFAULT
+	Dialogs          int
+	Start            time.Duration
+	Interarrival     sim.Distribution
+	Messages         int
+	MessageGap       sim.Distribution
+	Size             SizeDistribution
+	Replies          bool
+	ReplyType        string // default DEFAULT
+	ReplySize        SizeDistribution
 	// Lifetime is each dialog's LIFETIME; zero for none.
 	Lifetime time.Duration
 	// EndWithError makes the initiator end with END CONVERSATION WITH ERROR instead.
@@ -323,11 +328,14 @@ func (c *Config) Validate(cat *model.Catalog) error {
 }
 
 func (w *Workload) validate(cat *model.Catalog) error {
-	if _, ok := cat.Service(w.From); !ok {
-		return fmt.Errorf("From: service %q does not exist", w.From)
+	if _, err := FindService(cat, w.From); err != nil {
+		return fmt.Errorf("From: %w", err)
 	}
-	if _, ok := cat.Service(w.To); !ok {
+	if len(cat.ServicesNamed(w.To)) == 0 {
 		return fmt.Errorf("To: service %q does not exist", w.To)
+	}
+	if _, err := FindBrokerInstance(cat, w.ToBrokerInstance); err != nil {
+		return fmt.Errorf("ToBrokerInstance: %w", err)
 	}
 	if w.GroupSize < 0 {
 		return fmt.Errorf("GroupSize: %d is negative", w.GroupSize)
@@ -376,8 +384,7 @@ func (w *Workload) canDeliver(cat *model.Catalog) error {
 	if w.Dialogs == 0 {
 		return nil
 	}
-	from, _ := cat.Service(w.From)
-	to, _ := cat.Service(w.To)
+	from, _ := FindService(cat, w.From)
 	contractName := orDefault(w.Contract, model.ContractDefault)
 	contract, _ := cat.Contract(contractName)
 	db := cat.Services[from].Database
@@ -385,9 +392,12 @@ func (w *Workload) canDeliver(cat *model.Catalog) error {
 		return fmt.Errorf("Contract: contract %q is not defined in database %q of service %q: every BEGIN DIALOG would fail",
 			contractName, cat.Databases[db].Name, w.From)
 	}
-	if !slices.Contains(cat.Services[to].Contracts, contract) {
-		return fmt.Errorf("To: service %q does not accept contract %q (ENT-3): every dialog would be refused with an error",
-			w.To, contractName)
+	for _, to := range cat.ServicesNamed(w.To) {
+		if !slices.Contains(cat.Services[to].Contracts, contract) {
+			db := cat.Databases[cat.Services[to].Database]
+			return fmt.Errorf("To: service %q of %s/%s does not accept contract %q (ENT-3): every dialog it gets would be refused with an error",
+				w.To, cat.Instances[db.Instance].Name, db.Name, contractName)
+		}
 	}
 	if w.Messages == 0 {
 		return nil
@@ -429,6 +439,46 @@ func orDefault(s, def string) string {
 
 // ErrUnknownQueue is returned for a queue name that names no queue, or several.
 var ErrUnknownQueue = errors.New("unknown queue")
+
+// FindService resolves a service selector, "instance/database/service" or a service name
+// unique in the world, in the catalog.
+func FindService(cat *model.Catalog, name string) (model.ServiceID, error) {
+	found := model.ServiceID(-1)
+	for i, s := range cat.Services {
+		db := cat.Databases[s.Database]
+		if s.Hidden {
+			continue
+		}
+		if cat.Instances[db.Instance].Name+"/"+db.Name+"/"+s.Name == name {
+			return model.ServiceID(i), nil
+		}
+		if s.Name == name {
+			if found >= 0 {
+				return 0, fmt.Errorf("service %q: several databases have a service of that name, write instance/database/service", name)
+			}
+			found = model.ServiceID(i)
+		}
+	}
+	if found < 0 {
+		return 0, fmt.Errorf("service %q does not exist", name)
+	}
+	return found, nil
+}
+
+// FindBrokerInstance returns the broker instance a workload or route names: a GUID, or
+// instance/database for that database's; zero for an empty name. A GUID no database has is
+// refused: a dialog to it could never be delivered.
+func FindBrokerInstance(cat *model.Catalog, name string) (model.BrokerID, error) {
+	if name == "" {
+		return 0, nil
+	}
+	for i, db := range cat.Databases {
+		if name == cat.BrokerInstance(db.Broker) || name == cat.Instances[db.Instance].Name+"/"+db.Name {
+			return cat.Databases[i].Broker, nil
+		}
+	}
+	return 0, fmt.Errorf("broker instance %q is no database's (write a GUID or instance/database)", name)
+}
 
 // FindQueue resolves a queue selector, "instance/database/queue" or a queue name unique in
 // the world, in the catalog.

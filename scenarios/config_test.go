@@ -30,7 +30,7 @@ func TestValidateRefusesWorkloadsThatCannotDeliverOrHaveNoName(t *testing.T) {
 		{"a message type the contract does not name", func(c *Config) { c.Workloads[0].MessageType = "" },
 			`workload 0 (w): MessageType: contract "RequestReply" does not name message type "DEFAULT" (DLG-16): every SEND would fail`},
 		{"a target that does not accept the contract", func(c *Config) { c.Instances[1].Databases[0].Services[0].Contracts = nil },
-			`workload 0 (w): To: service "Target" does not accept contract "RequestReply" (ENT-3): every dialog would be refused with an error`},
+			`workload 0 (w): To: service "Target" of B/Stock does not accept contract "RequestReply" (ENT-3): every dialog it gets would be refused with an error`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

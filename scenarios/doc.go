@@ -49,8 +49,7 @@
 // embeds the library of design-validation scenarios; scenarios/batch runs many seeds and
 // parameter grids on several workers; scenarios/results writes what a run leaves.
 //
-// Not modelled: routing (a dialog reaches its service by name, and service names are
-// unique in the world) and instance crashes.
+// Not modelled: instance crashes.
 //
 // Usage:
 //

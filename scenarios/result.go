@@ -28,8 +28,11 @@ type Result struct {
 	EndTime     time.Duration
 	Events      uint64
 	Instances   []InstanceResult
-	Links       []LinkResult
-	Workloads   []WorkloadResult
+	// ServiceNames and BrokerInstances are the catalog's, for the ServiceName and BrokerID
+	// values in the rows above (model.Catalog.ServiceNames, Brokers).
+	ServiceNames, BrokerInstances []string
+	Links                         []LinkResult
+	Workloads                     []WorkloadResult
 	// Latency is from SEND commit to the message becoming receivable at the target, over
 	// the messages RECEIVE returned.
 	Latency LatencySummary
@@ -211,7 +214,8 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 		Latency: w.latency.summary(), Levels: w.levelResults(), StatementErrors: w.statementErrors,
 		FirstStatementError: w.firstStatementError, Readers: w.readerResults(), Queues: w.queueResults(),
 		Activators: w.activatorResults(), Series: w.series, InvariantsChecked: w.checker != nil, Violation: w.violation,
-		Trace: w.trace, MemoryLimit: w.memoryLimit, Crashes: slices.Clone(w.crashes)}
+		Trace: w.trace, MemoryLimit: w.memoryLimit, ServiceNames: w.cat.ServiceNames, BrokerInstances: w.cat.Brokers,
+		Crashes: slices.Clone(w.crashes)}
 	if w.checker != nil {
 		res.Findings, res.FindingCount = w.checker.Findings(), w.checker.FindingCount()
 		res.Liveness = w.liveness.cfg

@@ -30,7 +30,7 @@ func sendOne(t *testing.T, w *world, b *model.Broker) {
 	to, _ := w.cat.Service("Target")
 	contract, _ := w.cat.Contract("RequestReply")
 	request, _ := w.cat.MessageType("Request")
-	h, err := b.BeginDialog(w.now(), from, to, contract, model.BeginDialogOptions{})
+	h, err := b.BeginDialog(w.now(), from, w.cat.NameOf(to), contract, model.BeginDialogOptions{})
 	require.NoError(t, err)
 	require.NoError(t, b.Send(w.now(), h, request, 100))
 }

@@ -291,7 +291,7 @@ func activationCatalog(t *testing.T) *model.Catalog {
 func (r *modelRun) dialog(to string) model.ConversationHandle {
 	exchange, ok := r.cat.Contract("Exchange")
 	require.True(r.t, ok)
-	h, err := r.b.BeginDialog(r.now, r.service("I"), r.service(to), exchange, model.BeginDialogOptions{})
+	h, err := r.b.BeginDialog(r.now, r.service("I"), r.cat.NameOf(r.service(to)), exchange, model.BeginDialogOptions{})
 	require.NoError(r.t, err)
 	return h
 }

@@ -11,12 +11,14 @@
 // ACT-4 (a task starts, or a notification goes, only when activation is necessary), G-4 (no
 // second start while the monitor is NOTIFIED), G-32 (the monitor's count of running tasks),
 // INV-10 (a rollback returns every row it received), PRI-15 (no fragment leaves below the
-// best effective level waiting for the same destination), PROTO-2 (each message sent gets
-// the next sequence number of its dialog direction), G-13 (nothing volatile survives a
-// crash: nothing is recorded while an instance is down, no lock is held and no task runs
-// past its crash, and after the restart no transaction or task of the incarnation before
-// acts and no retry goes of a fragment not sent since) and, at the end of a run whose
-// faults healed, INV-12 (everything sent was delivered and the transmission queues are empty).
+// best effective level waiting for the same destination), PRI-14 (a forwarder passes
+// fragments on at level 5), RTE-5 (a forwarder never stores what it forwards), PROTO-2 (each
+// message sent gets the next sequence number of its dialog direction), G-13 (nothing
+// volatile survives a crash: nothing is recorded while an instance is down, no lock is held
+// and no task runs past its crash, and after the restart no transaction or task of the
+// incarnation before acts and no retry goes of a fragment not sent since) and, at the end
+// of a run whose faults healed, INV-12 (everything sent was delivered and the transmission
+// queues are empty).
 // Rules lists them, with what each asserts: the text report and summary.json print that
 // list. Beside violations, the checker reports design findings (Finding): what Service
 // Broker itself does wrong with a design, such as a dialog run twice because its closed
@@ -114,6 +116,9 @@ type Checker struct {
 	forgotten    map[model.ConversationID]time.Duration
 	findings     []Finding
 	findingCount int
+	// forwarders lists, per direction of a dialog, the instances that forwarded its
+	// fragments: none of them may store one (RTE-5).
+	forwarders map[direction][]model.InstanceID
 	// incarnations holds, by instance, what the checker knows of its crashes (G-13); it
 	// stays empty while no instance has crashed.
 	incarnations []incarnation
@@ -216,6 +221,7 @@ func New() *Checker {
 		groups:        map[groupKey]groupState{},
 		monitors:      map[monitorKey]*queueMonitor{},
 		forgotten:     map[model.ConversationID]time.Duration{},
+		forwarders:    map[direction][]model.InstanceID{},
 	}
 }
 
@@ -317,7 +323,9 @@ func (c *Checker) check(r model.TraceRecord) (string, string) {
 				r.Effective, r.Peer, r.BestWaiting), "PRI-15"
 		}
 		return "", ""
-	case model.TracePacketCorrupt, model.TraceAckSent, model.TraceQueueDisabled:
+	case model.TraceForwarded:
+		return c.forwarded(r)
+	case model.TracePacketCorrupt, model.TraceAckSent, model.TraceQueueDisabled, model.TraceDelayed, model.TraceRouted:
 		return "", ""
 	case model.TraceLockAcquired, model.TraceLockReleased, model.TraceLockWait, model.TraceDeadlock,
 		model.TraceMessageReceived, model.TraceMessageReturned, model.TraceSavepointRolledBack,
@@ -343,6 +351,9 @@ func (c *Checker) check(r model.TraceRecord) (string, string) {
 		f.fragments[r.Sequence] = r.Fragments
 		f.stored[r.Sequence] = make([]bool, r.Fragments)
 	case model.TraceFragmentStored:
+		if slices.Contains(c.forwarders[direction{r.Conversation, r.FromInitiator}], r.Instance) {
+			return fmt.Sprintf("instance %d stored fragment %d of message %d, which it forwards", r.Instance, r.Fragment, r.Sequence), "RTE-5"
+		}
 		have, ok := f.stored[r.Sequence]
 		switch {
 		case !ok || r.Fragment < 0 || int(r.Fragment) >= len(have):
@@ -364,6 +375,24 @@ func (c *Checker) check(r model.TraceRecord) (string, string) {
 					r.Fragment, r.Sequence, r.Reason, s), "INV-3"
 			}
 		}
+	}
+	return "", ""
+}
+
+// forwarded checks a forwarder's decision: at level 5 (PRI-14), never while something of a
+// higher effective level waits for the same next hop (PRI-15), and by an instance that
+// then never stores what it forwards (RTE-5).
+func (c *Checker) forwarded(r model.TraceRecord) (string, string) {
+	if r.Priority.Level() != int(model.DefaultPriority) {
+		return fmt.Sprintf("a forwarded fragment left at level %d", r.Priority.Level()), "PRI-14"
+	}
+	if r.Effective < r.BestWaiting {
+		return fmt.Sprintf("a forwarded fragment left at effective level %d towards instance %d while one at level %d waited",
+			r.Effective, r.Peer, r.BestWaiting), "PRI-15"
+	}
+	side := direction{r.Conversation, r.FromInitiator}
+	if !slices.Contains(c.forwarders[side], r.Instance) {
+		c.forwarders[side] = append(c.forwarders[side], r.Instance)
 	}
 	return "", ""
 }

@@ -40,6 +40,18 @@ func targetState(s model.EndpointState) model.TraceRecord {
 func created(level model.PriorityLevel) model.TraceRecord {
 	return model.TraceRecord{Kind: model.TraceStateChanged, Conversation: conv, FromInitiator: true, To: model.StartedOutbound, Priority: level}
 }
+
+// forwarded is instance 7 passing fragment 0 of message 0 on (RTE-5).
+func forwarded(level model.PriorityLevel, effective, best uint8) model.TraceRecord {
+	return model.TraceRecord{Instance: 7, Kind: model.TraceForwarded, Conversation: conv, FromInitiator: true, Priority: level,
+		Effective: effective, BestWaiting: best}
+}
+
+func atInstance(i model.InstanceID, r model.TraceRecord) model.TraceRecord {
+	r.Instance = i
+	return r
+}
+
 func scheduled(level model.PriorityLevel, effective, best uint8) model.TraceRecord {
 	return model.TraceRecord{Kind: model.TraceScheduled, Conversation: conv, FromInitiator: true, Priority: level,
 		Effective: effective, BestWaiting: best}
@@ -171,6 +183,12 @@ func TestCheckerFlagsEachBrokenRule(t *testing.T) {
 		{"INV-7: an endpoint's level changes", []model.TraceRecord{created(7), scheduled(7, 7, 7), scheduled(8, 8, 8)}, "INV-7"},
 		{"PRI-15: a lower level leaves while a higher one waits", []model.TraceRecord{created(3), scheduled(3, 3, 9)}, "PRI-15"},
 		{"G-11: an aged dialog leaves at its effective level", []model.TraceRecord{created(3), scheduled(3, 10, 10)}, ""},
+		{"PRI-14: a forwarder passes a level-10 dialog on at 5", []model.TraceRecord{created(10), sent(0, 1), forwarded(5, 5, 5),
+			stored(0, 0), ready(0), removed(0, model.ReasonAcked)}, ""},
+		{"PRI-14: a forwarder passes a fragment on at the dialog's level", []model.TraceRecord{created(10), sent(0, 1),
+			forwarded(10, 10, 5)}, "PRI-14"},
+		{"PRI-15: a forwarded fragment leaves while a higher level waits", []model.TraceRecord{sent(0, 1), forwarded(5, 5, 9)}, "PRI-15"},
+		{"RTE-5: a forwarder stores what it forwards", []model.TraceRecord{sent(0, 1), forwarded(5, 5, 5), atInstance(7, stored(0, 0))}, "RTE-5"},
 		{"a window drop is not an ack", []model.TraceRecord{sent(0, 1), discarded(0, model.ReasonWindow),
 			stored(0, 0), ready(0), removed(0, model.ReasonAcked)}, ""},
 		{"INV-2: one fragment stored twice, another never", []model.TraceRecord{sent(0, 2), stored(0, 0), stored(0, 0)}, "INV-2"},

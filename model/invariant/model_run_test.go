@@ -149,9 +149,9 @@ func TestCheckerAcceptsTheModelsTransactions(t *testing.T) {
 	const groupAtA = model.ConversationGroupID(77)
 
 	// A begins a dialog with B and one with C, in one group, and sends three requests on each.
-	toB, err := b.BeginDialog(r.at(1), r.service("A"), r.service("B"), exchange, model.BeginDialogOptions{RelatedConversationGroup: groupAtA})
+	toB, err := b.BeginDialog(r.at(1), r.service("A"), r.cat.NameOf(r.service("B")), exchange, model.BeginDialogOptions{RelatedConversationGroup: groupAtA})
 	require.NoError(t, err)
-	toC, err := b.BeginDialog(r.at(2), r.service("A"), r.service("C"), exchange, model.BeginDialogOptions{RelatedConversationGroup: groupAtA})
+	toC, err := b.BeginDialog(r.at(2), r.service("A"), r.cat.NameOf(r.service("C")), exchange, model.BeginDialogOptions{RelatedConversationGroup: groupAtA})
 	require.NoError(t, err)
 	for i := range 3 {
 		require.NoError(t, b.Send(r.at(3+i), toB, req, 10))

@@ -77,7 +77,7 @@ var unusableFiles = []struct {
 	{"a reply type only the initiator may send (DLG-16)", strings.Replace(twoSites, "messages: 2}", "messages: 2, replies: on, reply_type: Ask}", 1),
 		`bad.yaml:21:129: workloads[0].reply_type: workload 0 (w): ReplyType: contract "C" lets only the initiator send "Ask", not the target (DLG-16): every SEND would fail`},
 	{"a target that does not accept the contract (ENT-3)", strings.Replace(twoSites, "queue: QB, contracts: [C]", "queue: QB", 1),
-		`bad.yaml:21:44: workloads[0].to_service: workload 0 (w): To: service "T" does not accept contract "C" (ENT-3): every dialog would be refused with an error`},
+		`bad.yaml:21:44: workloads[0].to_service: workload 0 (w): To: service "T" of B/E does not accept contract "C" (ENT-3): every dialog it gets would be refused with an error`},
 	{"a contract the initiator's database does not define", strings.Replace(twoSites,
 		"        contracts: [{name: C, messages: [{message_type: Ask, sent_by: initiator}, {message_type: Tell, sent_by: target}]}]\n        queues: [{name: QA}]",
 		"        queues: [{name: QA}]", 1),

@@ -123,7 +123,7 @@ func NewSummary(res *scenarios.Result, name, hash string, verdicts []Verdict) Su
 		MemoryLimit: memoryLimit(res.MemoryLimit), EndTimeS: seconds(res.EndTime), Events: res.Events,
 		Latency: latency(res.Latency), StatementErrors: res.StatementErrors, FirstStatementError: res.FirstStatementError,
 		Levels: levels(res.Levels), Queues: queues(res.Queues), Readers: readers(res.Readers),
-		Activators: activators(res.Activators), Links: links(res.Links), Instances: instances(res.Instances),
+		Activators: activators(res.Activators), Links: links(res.Links), Instances: instances(res),
 		Workloads: workloads(res.Workloads), Conversations: conversations(res.Conversations), Crashes: crashes(res.Crashes),
 		Invariants: invariants(res), Expectations: append([]Verdict{}, verdicts...),
 		Metrics: MetricValues(scenarios.Measures(res)),

@@ -147,7 +147,8 @@ type Endpoint struct {
 	IsInitiator         bool     `json:"is_initiator"`
 	ConversationGroupID string   `json:"conversation_group_id"`
 	Service             int32    `json:"service_id"`
-	FarService          int32    `json:"far_service_id"`
+	FarService          string   `json:"far_service"`
+	FarBrokerInstance   string   `json:"far_broker_instance"`
 	Contract            int32    `json:"service_contract_id"`
 	State               string   `json:"state"`
 	LifetimeS           *float64 `json:"lifetime_s"`
@@ -161,18 +162,21 @@ type Endpoint struct {
 	HeldFragments       int      `json:"held_fragments"`
 }
 
-func endpoints(in []model.ConversationEndpoint) []Endpoint {
+func endpoints(res *scenarios.Result, in []model.ConversationEndpoint) []Endpoint {
 	out := make([]Endpoint, 0, len(in))
 	for _, e := range in {
 		row := Endpoint{ConversationHandle: e.ConversationHandle.String(), ConversationID: e.ConversationID.String(),
 			IsInitiator: e.IsInitiator, ConversationGroupID: e.ConversationGroupID.String(), Service: int32(e.Service),
-			FarService: int32(e.FarService), Contract: int32(e.Contract), State: e.State.String(),
+			FarService: res.ServiceNames[e.FarService], Contract: int32(e.Contract), State: e.State.String(),
 			SendSequence: int64(e.SendSequence), EndDialogSequence: int64(e.EndDialogSequence),
 			ReceiveSequence: int64(e.ReceiveSequence), ReceiveSequenceFrag: e.ReceiveSequenceFrag,
 			Priority: e.Priority.Level(), TransmissionRows: e.TransmissionRows, ReadyMessages: e.ReadyMessages,
 			HeldFragments: e.HeldFragments}
 		if e.Lifetime > 0 {
 			row.LifetimeS = optionalSeconds(e.Lifetime)
+		}
+		if b := e.FarBrokerInstance; b > 0 {
+			row.FarBrokerInstance = res.BrokerInstances[b-1]
 		}
 		out = append(out, row)
 	}
@@ -205,6 +209,10 @@ type InstanceCounters struct {
 	Deadlocks              int64 `json:"deadlocks"`
 	PoisonDisables         int64 `json:"poison_disables"`
 	SendsDropped           int64 `json:"sends_dropped"`
+	// FragmentsForwarded and AcksForwarded are left out when zero: an instance that
+	// forwards nothing (RTE-5).
+	FragmentsForwarded int64 `json:"fragments_forwarded,omitempty"`
+	AcksForwarded      int64 `json:"acks_forwarded,omitempty"`
 	// Crashes and Restarts are left out when zero: a world without crashes (G-13).
 	Crashes  int64 `json:"crashes,omitempty"`
 	Restarts int64 `json:"restarts,omitempty"`
@@ -312,13 +320,14 @@ func links(in []scenarios.LinkResult) []Link {
 	return out
 }
 
-func instances(in []scenarios.InstanceResult) []Instance {
+func instances(res *scenarios.Result) []Instance {
+	in := res.Instances
 	out := make([]Instance, 0, len(in))
 	for _, r := range in {
 		row := Instance{Instance: r.Name, TransmissionQueueRows: r.TransmissionQueueRows,
 			TransmissionObjectBytes: r.TransmissionObjectBytes, EndpointStates: []StateCount{},
 			NotificationEndpoints: r.NotificationEndpoints, Counters: instanceCounters(r.Counters), Connections: []Connection{},
-			ConversationEndpoints: endpoints(r.Endpoints), DroppedWhileDown: r.DroppedWhileDown}
+			ConversationEndpoints: endpoints(res, r.Endpoints), DroppedWhileDown: r.DroppedWhileDown}
 		for _, sc := range r.EndpointStates {
 			row.EndpointStates = append(row.EndpointStates, StateCount{State: sc.State.String(), Count: sc.Count})
 		}
@@ -348,7 +357,7 @@ func instanceCounters(c model.Counters) InstanceCounters {
 		FragmentsDiscarded: c.FragmentsDiscarded, AcksSent: c.AcksSent, AcksPiggybacked: c.AcksPiggybacked,
 		EndpointsCreated: c.EndpointsCreated, EndpointsDeleted: c.EndpointsDeleted, Commits: c.Commits,
 		Rollbacks: c.Rollbacks, Deadlocks: c.Deadlocks, PoisonDisables: c.PoisonDisables, SendsDropped: c.SendsDropped,
-		Crashes: c.Crashes, Restarts: c.Restarts}
+		FragmentsForwarded: c.FragmentsForwarded, AcksForwarded: c.AcksForwarded, Crashes: c.Crashes, Restarts: c.Restarts}
 }
 
 func workloads(in []scenarios.WorkloadResult) []Workload {

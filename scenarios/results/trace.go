@@ -122,6 +122,9 @@ var kindFields = [...]field{
 	model.TraceNotificationDropped: fConversation | fMessageType,
 	model.TraceActivationAltered:   fQueue | fMaxReaders | fRunning | fCause,
 	model.TraceEndpointForgotten:   fConversation,
+	model.TraceDelayed:             fConversation | fFromInitiator,
+	model.TraceRouted:              fPeer | fConversation | fFromInitiator,
+	model.TraceForwarded:           fPeer | fConversation | fFromInitiator | fSequence | fFragment | fFragments | fPriority | fScheduling,
 	model.TraceInstanceCrashed:     fTx | fTask,
 	model.TraceInstanceRestarted:   fTx | fTask,
 }
