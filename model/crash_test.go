@@ -293,3 +293,32 @@ func TestG13_ActivatedTasksEndAndActivationStartsAgain(t *testing.T) {
 	assert.Equal(t, MonitorNotified, w.monitor().State)
 	w.checkINV8(instA)
 }
+
+// Reference: spec G-13 ("instance crash ⇒ TOs, forwarded messages and connections lost")
+// with RTE-5 and G-27: a forwarder that crashes while it holds fragments loses them; the
+// initiator, which keeps every message until the target acknowledges it, retries, and after
+// the forwarder's restart each message arrives once.
+func TestG13_AForwarderCrashLosesWhatItHolds(t *testing.T) {
+	w := newWorldOf(t, Config{FragmentSize: 256}, forwardingInstances("F"))
+	f, b := w.instanceNamed("F"), w.instanceNamed("B")
+	h := w.begin("Initiator", "Target", "RequestReply", BeginDialogOptions{})
+	require.NoError(t, w.send(instA, h, "Request", 2000)) // 8 fragments
+	w.at(latency/2, func() { w.wirePerFragment = time.Second }) // the forwarder's block holds its wire for 8 s
+	w.runUntil(2 * latency)
+	require.NoError(t, w.send(instA, h, "Request", 2000)) // these wait at the forwarder
+	w.runUntil(5 * latency)
+	require.Positive(t, w.brokers[f].ForwardHeldBytes(), "the forwarder holds fragments")
+	w.wirePerFragment = 0
+
+	w.crash(f)
+	assert.Zero(t, w.brokers[f].ForwardHeldBytes(), "what it held is lost")
+	w.runUntil(2 * time.Second)
+	w.restart(f)
+	w.settle()
+
+	ep, ok := w.endpointOf(b, conversationOf(w, h), false)
+	require.True(t, ok)
+	assert.Equal(t, 2, ep.ReadyMessages, "each message arrives once")
+	assert.Empty(t, w.brokers[instA].TransmissionQueue(), "acknowledged end to end")
+	assert.Positive(t, w.brokers[instA].Counters().FragmentsRetransmitted, "the initiator retried what was lost")
+}
