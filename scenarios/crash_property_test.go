@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -11,18 +12,22 @@ import (
 	"github.com/leanovate/gopter/gen"
 	"github.com/leanovate/gopter/prop"
 
+	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/sim"
 )
 
 // crashSpec adds crashes to a generated world (G-13): Count crashes at instants drawn to
 // the nanosecond in the first WindowMs of the run, where transactions are open, blocks are
 // in flight and retries pending, each of a random instance, down for up to MaxDownMs; or,
-// with Random, the same drawn at run time by Config.Crashes.
+// with Random, the same drawn at run time by Config.Crashes. With Gateway, every dialog
+// between two instances goes through a forwarding gateway (RTE-5), which may crash too,
+// while it holds fragments.
 type crashSpec struct {
 	Count     int // 1 to 4
 	WindowMs  int
 	MaxDownMs int
 	Random    bool
+	Gateway   bool
 }
 
 func (s crashSpec) String() string {
@@ -32,6 +37,9 @@ func (s crashSpec) String() string {
 
 // apply adds the crashes to cfg; seed draws the timeline's instants and instances.
 func (s crashSpec) apply(cfg Config, seed uint64) Config {
+	if s.Gateway {
+		cfg = viaGateway(cfg)
+	}
 	window := time.Duration(s.WindowMs) * time.Millisecond
 	down := time.Duration(s.MaxDownMs) * time.Millisecond
 	if s.Random {
@@ -53,12 +61,48 @@ func (s crashSpec) apply(cfg Config, seed uint64) Config {
 	return cfg
 }
 
+// viaGateway routes every dialog between two instances of cfg through a gateway instance
+// GW with MESSAGE_FORWARDING on: each database routes the other instances' services to GW,
+// and GW's msdb routes each service to its instance (RTE-1, RTE-5).
+func viaGateway(cfg Config) Config {
+	cfg.Instances = slices.Clone(cfg.Instances)
+	gw := model.Instance{Name: "GW", Forwarding: model.Forwarding{Enabled: true}}
+	for i := range cfg.Instances {
+		in := &cfg.Instances[i]
+		in.Databases = slices.Clone(in.Databases)
+		for _, db := range in.Databases {
+			for _, svc := range db.Services {
+				gw.Routes = append(gw.Routes, model.Route{Name: "to " + svc.Name, ServiceName: svc.Name, Address: in.Name})
+			}
+		}
+	}
+	for i := range cfg.Instances {
+		for d := range cfg.Instances[i].Databases {
+			db := &cfg.Instances[i].Databases[d]
+			db.Routes = slices.Clone(db.Routes)
+			for j, other := range cfg.Instances {
+				if j == i {
+					continue
+				}
+				for _, odb := range other.Databases {
+					for _, svc := range odb.Services {
+						db.Routes = append(db.Routes, model.Route{Name: "via GW to " + svc.Name, ServiceName: svc.Name, Address: "GW"})
+					}
+				}
+			}
+		}
+	}
+	cfg.Instances = append(cfg.Instances, gw)
+	return cfg
+}
+
 func genCrashSpec() gopter.Gen {
 	return gen.Struct(reflect.TypeFor[crashSpec](), map[string]gopter.Gen{
 		"Count":     gen.IntRange(1, 4),
 		"WindowMs":  gen.IntRange(1, 15_000),
 		"MaxDownMs": gen.IntRange(1, 120_000),
 		"Random":    gen.Bool(),
+		"Gateway":   gen.Bool(),
 	})
 }
 
@@ -72,7 +116,9 @@ type crashedWorld struct {
 // every dialog still delivers exactly once and in order counting committed receives
 // (INV-1), nothing is enqueued twice (INV-2), rows leave the transmission queue only when
 // stored (INV-3), everything sent arrives once the faults heal and the last instance is
-// back (INV-12), every dialog finishes, and nothing volatile survives a crash (G-13).
+// back (INV-12), every dialog finishes, and nothing volatile survives a crash (G-13); half
+// the worlds send every dialog between instances through a forwarding gateway, which may
+// crash while it holds fragments (RTE-5).
 func TestG13_DialogsAreExactlyOnceThroughCrashes(t *testing.T) {
 	properties := gopter.NewProperties(propertyParameters(t, 150, 25))
 	properties.Property("EOIO and liveness through crashes", prop.ForAll(func(s crashedWorld) string {
