@@ -302,7 +302,7 @@ func TestG13_AForwarderCrashLosesWhatItHolds(t *testing.T) {
 	w := newWorldOf(t, Config{FragmentSize: 256}, forwardingInstances("F"))
 	f, b := w.instanceNamed("F"), w.instanceNamed("B")
 	h := w.begin("Initiator", "Target", "RequestReply", BeginDialogOptions{})
-	require.NoError(t, w.send(instA, h, "Request", 2000)) // 8 fragments
+	require.NoError(t, w.send(instA, h, "Request", 2000))       // 8 fragments
 	w.at(latency/2, func() { w.wirePerFragment = time.Second }) // the forwarder's block holds its wire for 8 s
 	w.runUntil(2 * latency)
 	require.NoError(t, w.send(instA, h, "Request", 2000)) // these wait at the forwarder
