@@ -49,6 +49,8 @@ func TestLibraryExpectationsFailWhenTheBehaviourChanges(t *testing.T) {
 		// A full partition shorter than the retention of closed targets (G-16): nothing is
 		// forgotten, nothing delivered twice.
 		{"fire-and-forget-outage", [][2]string{{"{from: 5m, until: 40m}", "{from: 5m, until: 30m}"}}},
+		// Without the crash (G-13) nothing waits for a restart.
+		{"target-crash", [][2]string{{"  - {at: 5s, crash: Warehouse, restart_after: 30s}\n", ""}}},
 	} {
 		t.Run(c.scenario, func(t *testing.T) {
 			data, err := file.LibraryText(c.scenario)
