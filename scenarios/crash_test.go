@@ -88,3 +88,28 @@ func TestG13_RandomCrashesAreDrawnFromTheirOwnStream(t *testing.T) {
 		assert.False(t, p.Instance == c.Instance && c.CrashedAt < p.RestartsAt, "no crash of an instance that is down")
 	}
 }
+
+// INV-12 with crashes: a crash is a fault. Without Liveness.After the faults heal at the
+// last restart; with it, an instance down at After restarts then, and a crash after After
+// is not carried out (no new fault once every fault healed).
+func TestG13_LivenessTreatsACrashAsAFault(t *testing.T) {
+	link := lossy(0, 0)
+	link.AToB.CorruptProbability, link.BToA.CorruptProbability = 0, 0 // a link that never fails
+	cfg := twoInstances(link, Workload{Name: "orders", Dialogs: 10, Interarrival: sim.Fixed(time.Second),
+		Messages: 2, Size: FixedSize(1000)})
+	cfg.Timeline = []Change{{At: 2 * time.Second, Crash: &CrashChange{Instance: "B", RestartAfter: 40 * time.Second}}}
+	res, err := Run(cfg, 1)
+	require.NoError(t, err)
+	require.Nil(t, res.Violation)
+	assert.Equal(t, 42*time.Second, res.Liveness.HealAt, "the faults heal at the restart")
+
+	cfg.Liveness.After = 10 * time.Second
+	cfg.Timeline = append(cfg.Timeline, Change{At: 20 * time.Second, Crash: &CrashChange{Instance: "A", RestartAfter: time.Second}})
+	res, err = Run(cfg, 1)
+	require.NoError(t, err)
+	require.Nil(t, res.Violation)
+	require.Len(t, res.Crashes, 1, "the crash after Liveness.After is not carried out")
+	assert.Equal(t, 10*time.Second, res.Crashes[0].RestartsAt, "B restarts when the faults heal")
+	assert.True(t, res.Crashes[0].Restarted)
+	assert.Equal(t, int64(20), res.Latency.Count)
+}
