@@ -246,10 +246,14 @@ func (w *world) restart(inst model.InstanceID) {
 			r.restartSessions()
 		}
 	}
+	// What waited runs now, in the order it came, before the queue monitors evaluate (an
+	// evaluation the restart asked for is an event of its own at this instant): an ALTER
+	// QUEUE ... STATUS = OFF that came while the instance was down must not find a task
+	// started for a queue that is to be OFF.
 	deferred := w.deferred[inst]
 	w.deferred[inst] = nil
 	for _, d := range deferred {
-		w.e.After(0, d.h, d.arg)
+		d.h.HandleEvent(d.arg)
 	}
 }
 
