@@ -106,9 +106,22 @@ func genCrashSpec() gopter.Gen {
 	})
 }
 
-type crashedWorld struct {
-	World worldSpec
+// crashed is a generated world of any spec, with crashes added.
+type crashed[S any] struct {
+	Spec  S
 	Crash crashSpec
+}
+
+// crashProperty checks a property over worlds drawn by genSpec with crashes added: world
+// gives a spec's world (its config and the seed it runs with), and the run must pass
+// checkWorldConfig.
+func crashProperty[S any](t *testing.T, tests, short int, name string, genSpec gopter.Gen, world func(S) (worldSpec, Config)) {
+	properties := gopter.NewProperties(propertyParameters(t, tests, short))
+	properties.Property(name, prop.ForAll(func(c crashed[S]) string {
+		w, cfg := world(c.Spec)
+		return checkWorldConfig(w, c.Crash.apply(cfg, w.Seed))
+	}, gen.Struct(reflect.TypeFor[crashed[S]](), map[string]gopter.Gen{"Spec": genSpec, "Crash": genCrashSpec()})))
+	properties.TestingRun(t)
 }
 
 // TestG13_DialogsAreExactlyOnceThroughCrashes is the dialog property with instances that
@@ -120,16 +133,8 @@ type crashedWorld struct {
 // the worlds send every dialog between instances through a forwarding gateway, which may
 // crash while it holds fragments (RTE-5).
 func TestG13_DialogsAreExactlyOnceThroughCrashes(t *testing.T) {
-	properties := gopter.NewProperties(propertyParameters(t, 150, 25))
-	properties.Property("EOIO and liveness through crashes", prop.ForAll(func(s crashedWorld) string {
-		return checkWorldConfig(s.World, s.Crash.apply(s.World.config(), s.World.Seed))
-	}, gen.Struct(reflect.TypeFor[crashedWorld](), map[string]gopter.Gen{"World": genWorldSpec(), "Crash": genCrashSpec()})))
-	properties.TestingRun(t)
-}
-
-type crashedLocks struct {
-	Locks lockSpec
-	Crash crashSpec
+	crashProperty(t, 150, 25, "EOIO and liveness through crashes", genWorldSpec(),
+		func(s worldSpec) (worldSpec, Config) { return s, s.config() })
 }
 
 // TestG13_LockRulesHoldThroughCrashes is the lock property with crashes (G-13): a crash
@@ -137,16 +142,8 @@ type crashedLocks struct {
 // they received (INV-4, INV-10), their sessions die and start again after the restart,
 // and EOIO on committed receives holds across it.
 func TestG13_LockRulesHoldThroughCrashes(t *testing.T) {
-	properties := gopter.NewProperties(propertyParameters(t, 100, 20))
-	properties.Property("lock rules and EOIO through crashes", prop.ForAll(func(s crashedLocks) string {
-		return checkWorldConfig(s.Locks.World, s.Crash.apply(s.Locks.config(), s.Locks.World.Seed))
-	}, gen.Struct(reflect.TypeFor[crashedLocks](), map[string]gopter.Gen{"Locks": genLockSpec(), "Crash": genCrashSpec()})))
-	properties.TestingRun(t)
-}
-
-type crashedActivation struct {
-	Activation activationSpec
-	Crash      crashSpec
+	crashProperty(t, 100, 20, "lock rules and EOIO through crashes", genLockSpec(),
+		func(s lockSpec) (worldSpec, Config) { return s.World, s.config() })
 }
 
 // TestG13_ActivationRulesHoldThroughCrashes is the activation property with crashes
@@ -154,9 +151,6 @@ type crashedActivation struct {
 // monitor starts again INACTIVE after the restart and activates again for what is left
 // (INV-8, ACT-4, G-4), and every dialog finishes.
 func TestG13_ActivationRulesHoldThroughCrashes(t *testing.T) {
-	properties := gopter.NewProperties(propertyParameters(t, 100, 20))
-	properties.Property("activation rules and EOIO through crashes", prop.ForAll(func(s crashedActivation) string {
-		return checkWorldConfig(s.Activation.World, s.Crash.apply(s.Activation.config(), s.Activation.World.Seed))
-	}, gen.Struct(reflect.TypeFor[crashedActivation](), map[string]gopter.Gen{"Activation": genActivationSpec(), "Crash": genCrashSpec()})))
-	properties.TestingRun(t)
+	crashProperty(t, 100, 20, "activation rules and EOIO through crashes", genActivationSpec(),
+		func(s activationSpec) (worldSpec, Config) { return s.World, s.config() })
 }
