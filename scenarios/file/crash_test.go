@@ -12,15 +12,8 @@ import (
 	"github.com/sbsim/sbsim/sim"
 )
 
-// crashBase is a world of two instances for the crash keys.
-const crashBase = `name: t
-instances:
-  - name: A
-    databases:
-      - name: D
-        queues: [{name: Q}]
-        services: [{name: S, queue: Q}]
-  - name: B
+// crashBase is base with a second instance, B, for the crash keys.
+const crashBase = base + `  - name: B
     databases:
       - name: E
         queues: [{name: R}]
