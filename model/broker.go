@@ -121,8 +121,8 @@ const (
 type Timer struct {
 	At          time.Duration
 	Kind        TimerKind
-	Key         uint64
 	Incarnation uint32
+	Key         uint64
 }
 
 // Counters are a broker's protocol counters.
