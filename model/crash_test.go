@@ -322,3 +322,38 @@ func TestG13_AForwarderCrashLosesWhatItHolds(t *testing.T) {
 	assert.Empty(t, w.brokers[instA].TransmissionQueue(), "acknowledged end to end")
 	assert.Positive(t, w.brokers[instA].Counters().FragmentsRetransmitted, "the initiator retried what was lost")
 }
+
+// Reference: spec G-13 with QUE-8 and G-14: the poison counter is in memory, lost at a
+// crash, and the rollback of the crash is no application's: four rollbacks, a crash with a
+// receiving transaction open, and four more rollbacks after the restart leave the queue ON;
+// the fifth in a row turns it OFF.
+func TestG13_ACrashResetsPoisonCountingAndItsRollbacksDoNotCount(t *testing.T) {
+	w := &txWorld{world: newWorld(t, Config{}), labels: map[ConversationHandle]string{}}
+	w.dialog("d", "Initiator", "Target", 1)
+	w.settle()
+	b, q := w.brokers[instB], w.queue("TargetQueue")
+	receiveAndRollBack := func(n int) {
+		for range n {
+			tx := b.Begin(w.now)
+			rows, err := tx.Receive(w.now, q, ReceiveOptions{}, nil)
+			require.NoError(t, err)
+			require.Len(t, rows, 1)
+			require.NoError(t, tx.Rollback(w.now))
+			w.apply(instB)
+		}
+	}
+	receiveAndRollBack(4)
+	tx := b.Begin(w.now)
+	_, err := tx.Receive(w.now, q, ReceiveOptions{}, nil)
+	require.NoError(t, err)
+	w.crash(instB)
+	w.restart(instB)
+	status, _ := b.QueueStatus(q)
+	require.Equal(t, QueueOn, status, "the crash's rollback does not count")
+	receiveAndRollBack(4)
+	status, _ = b.QueueStatus(q)
+	require.Equal(t, QueueOn, status, "the count began again at the crash")
+	receiveAndRollBack(1)
+	status, _ = b.QueueStatus(q)
+	assert.Equal(t, QueueOff, status, "five in a row since the restart")
+}
