@@ -113,3 +113,18 @@ func TestG13_LivenessTreatsACrashAsAFault(t *testing.T) {
 	assert.True(t, res.Crashes[0].Restarted)
 	assert.Equal(t, int64(20), res.Latency.Count)
 }
+
+// INV-11 with crashes (G-13): a world whose instances crash, at given times and at
+// random, gives the same trace, byte for byte, for the same seed.
+func TestG13_CrashesKeepRunsDeterministic(t *testing.T) {
+	cfg := twoInstances(lossy(0.1, 0.1), Workload{Name: "rr", Dialogs: 30, Interarrival: sim.ExponentialMean(100 * time.Millisecond),
+		Messages: 3, Size: UniformSize(0, 20000), Replies: true, ReplySize: UniformSize(0, 3000)})
+	cfg.Readers = []Reader{{Queue: "TargetQueue", Sessions: 3, ProcessingTime: sim.ExponentialMean(10 * time.Millisecond)}}
+	cfg.Timeline = []Change{{At: time.Second, Crash: &CrashChange{Instance: "B", RestartAfter: 5 * time.Second}}}
+	cfg.Crashes = RandomCrashes{Instances: []string{"A", "B"}, Start: 2 * time.Second, Until: 20 * time.Second,
+		Interval: sim.ExponentialMean(4 * time.Second), Downtime: sim.UniformBetween(time.Second, 8*time.Second)}
+	first := traceText(t, cfg, 11)
+	assert.Equal(t, first, traceText(t, cfg, 11), "same seed")
+	assert.Contains(t, first, " crashed ")
+	assert.NotEqual(t, first, traceText(t, cfg, 12), "another seed")
+}
