@@ -682,14 +682,16 @@ func TestACT3_EventsThatTriggerAnEvaluation(t *testing.T) {
 		in := txInstances(Queue{Name: "TargetQueue", Status: QueueOff,
 			Activation: Activation{Status: true, Procedure: readerProcedure, MaxQueueReaders: 2}})
 		w := newActWorldOf(t, in)
-		w.dialog("a", "Initiator", "Target", 3) // remote arrivals wait in the OFF queue (G-18)
+		w.dialog("a", "Initiator", "Target", 3) // remote arrivals wait in B's transmission queue (G-18)
 		w.runUntil(at)
 		require.Empty(t, w.records(instB, TraceTaskStarted), "no activation while the queue is OFF")
 		b := w.brokers[instB]
 		tq := w.queue("TargetQueue")
-		require.Equal(t, 3, b.ReadyMessages(tq))
+		require.Zero(t, b.ReadyMessages(tq))
+		require.Len(t, b.TransmissionQueue(), 3)
 		started := w.inputOn(instB, func() { require.NoError(t, b.AlterQueueStatus(w.now, tq, QueueOn)) })
 		assert.Len(t, started, 1)
+		assert.Equal(t, 3, b.ReadyMessages(tq))
 	})
 
 	t.Run("exit of all tasks", func(t *testing.T) {

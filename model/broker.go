@@ -61,6 +61,10 @@ type Broker struct {
 	counters    Counters
 	// transmissionObjects counts endpoints holding a transmission object (TXQ-6).
 	transmissionObjects int
+	// rowsThroughTXQ counts the live rows of same-instance dialogs that waited in a
+	// transmission queue for an OFF target queue (txqRow.throughTXQ): while there are none,
+	// a same-instance arrival needs no look at its sender's row (TXQ-6).
+	rowsThroughTXQ int
 
 	// down is set from a crash to the restart, when the broker takes no input (G-13);
 	// crashedAt is when it last crashed, and crashing is set while the crash rolls back the
@@ -300,6 +304,14 @@ func (b *Broker) rescheduleAfter(ep *endpoint, served bool) {
 // use (TXQ-6); direct same-instance delivery uses none.
 func (b *Broker) useTransmissionObject(ep *endpoint) {
 	if !ep.hasTO && !ep.local {
+		b.takeTransmissionObject(ep)
+	}
+}
+
+// takeTransmissionObject gives the endpoint its transmission object, which it keeps and
+// reuses until it closes (TXQ-6).
+func (b *Broker) takeTransmissionObject(ep *endpoint) {
+	if !ep.hasTO {
 		ep.hasTO = true
 		b.transmissionObjects++
 	}
@@ -487,10 +499,20 @@ func (b *Broker) Endpoints() []ConversationEndpoint {
 }
 
 // TransmissionQueue returns the rows of the instance's transmission queues, ordered by
-// enqueue time, then conversation and sequence.
+// enqueue time, then conversation and sequence: the messages sent and not yet
+// acknowledged, and those that arrived for a queue that is OFF (TXQ-4, G-18), partial ones
+// included.
 func (b *Broker) TransmissionQueue() []TransmissionQueueRow {
 	var rows []TransmissionQueueRow
+	for _, q := range b.queues {
+		if q != nil {
+			for i := range q.arrivalsHeld {
+				rows = append(rows, b.heldRow(&q.arrivalsHeld[i]))
+			}
+		}
+	}
 	for _, ep := range b.endpoints {
+		rows = b.partialRows(rows, ep)
 		if ep.out == nil {
 			continue
 		}
@@ -509,7 +531,10 @@ func (b *Broker) TransmissionQueue() []TransmissionQueueRow {
 				Bytes: r.bytes, TransmissionStatus: status, Priority: ep.priority, FragmentsAcked: r.acked, Fragments: r.count})
 		}
 	}
-	slices.SortFunc(rows, func(x, y TransmissionQueueRow) int {
+	// Stable: rows that tie belong to one endpoint (a message it holds for its OFF queue and
+	// one it sent, with the same number at the same instant), and were appended in an order
+	// that does not depend on the map's.
+	slices.SortStableFunc(rows, func(x, y TransmissionQueueRow) int {
 		return cmp.Or(cmp.Compare(x.EnqueueTime, y.EnqueueTime), cmp.Compare(x.ConversationHandle, y.ConversationHandle),
 			cmp.Compare(x.MessageSequenceNumber, y.MessageSequenceNumber))
 	})

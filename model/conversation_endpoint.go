@@ -33,7 +33,9 @@ type ConversationEndpoint struct {
 	ReceiveSequence     SequenceNumber
 	ReceiveSequenceFrag int32
 	Priority            PriorityLevel
-	// TransmissionRows counts this endpoint's rows in the transmission queue.
+	// TransmissionRows counts this endpoint's rows in the transmission queue: the messages
+	// it sent that are not yet acknowledged, and those that arrived for it while its queue
+	// is OFF (TXQ-4, G-18).
 	TransmissionRows int
 	// ReadyMessages counts its messages receivable on the queue (status 1).
 	ReadyMessages int
@@ -75,13 +77,18 @@ type endpoint struct {
 	scheduled  bool
 	schedLevel uint8
 	schedSlot  uint32
-	turn       uint64
-	readySince time.Duration
 	// local is true when the far service is on this instance: messages go straight to the
 	// target queue (TXQ-2).
 	local bool
 	// hasTO is true once a transmission object exists for the endpoint (TXQ-6).
 	hasTO bool
+	// discardArrivals is set once an Error arrived or the lifetime expired: later arrivals are
+	// discarded and acked (G-15, G-17).
+	discardArrivals bool
+	// deleted is set when the endpoint leaves the broker's tables.
+	deleted    bool
+	turn       uint64
+	readySince time.Duration
 	// lifetime is the absolute expiry, zero for none.
 	lifetime time.Duration
 	// retainUntil is when a closed target endpoint may be forgotten: ClosedTargetRetention
@@ -109,6 +116,10 @@ type endpoint struct {
 	ready        []queuedMessage
 	oldestReady  int64
 	readyCounted int32
+	// heldRows counts the messages that arrived for the endpoint while its queue is OFF and
+	// wait in the receiving transmission queue (TXQ-4, G-18): its entries in its queue's
+	// arrivalsHeld.
+	heldRows int32
 	// grp is the endpoint's conversation group (LOCK-1); levelIdx and ageIdx are its places
 	// in the group's heaps of conversations with ready messages, -1 when not there.
 	grp              *group
@@ -120,11 +131,6 @@ type endpoint struct {
 	fwd *forwardQueue
 	// notification is set on the dialog that carries an event notification (ACT-11).
 	notification *notification
-	// discardArrivals is set once an Error arrived or the lifetime expired: later arrivals are
-	// discarded and acked (G-15, G-17).
-	discardArrivals bool
-	// deleted is set when the endpoint leaves the broker's tables.
-	deleted bool
 }
 
 // row returns the endpoint as sys.conversation_endpoints shows it.
@@ -152,6 +158,7 @@ func (ep *endpoint) row() ConversationEndpoint {
 	if ep.out != nil {
 		r.TransmissionRows = ep.out.liveRows()
 	}
+	r.TransmissionRows += ep.heldTransmissionRows()
 	if ep.in != nil {
 		r.HeldFragments = ep.in.heldFragments()
 	}

@@ -11,20 +11,23 @@ import (
 type databaseState struct {
 	honor bool
 	prios priorities
-	// txqRows counts the rows of the database's transmission queue.
+	// txqRows counts the rows of the database's transmission queue: the rows its endpoints
+	// sent, and the messages held for its queues that are OFF (G-18); not the partial
+	// messages of those queues, which TransmissionQueueRows counts apart.
 	txqRows int
 	// routes is its sys.routes (RTE-1).
 	routes routeTable
 }
 
 // TransmissionQueueRows counts the rows of a local database's transmission queue
-// (sys.transmission_queue), zero for another instance's database.
+// (sys.transmission_queue), zero for another instance's database: the rows TransmissionQueue
+// lists for the database.
 func (b *Broker) TransmissionQueueRows(db DatabaseID) int {
 	d, err := b.localDatabase(db)
 	if err != nil {
 		return 0
 	}
-	return d.txqRows
+	return d.txqRows + b.partialRowsOfOffQueues(db)
 }
 
 func (b *Broker) localDatabase(db DatabaseID) (*databaseState, error) {

@@ -334,7 +334,7 @@ func (b *Broker) fragmentArrived(now time.Duration, from InstanceID, f *Fragment
 		case ep.discardArrivals:
 			b.discard(now, f, ReasonClosedEndpoint)
 		default:
-			b.enqueue(now, ep, queuedMessage{seq: Unsequenced, msgType: ErrorMessageType, errorCode: f.ErrorCode, sentAt: f.SentAt}, f.FromInitiator)
+			b.arrive(now, ep, queuedMessage{seq: Unsequenced, msgType: ErrorMessageType, errorCode: f.ErrorCode, sentAt: f.SentAt}, f.FromInitiator, 1)
 			b.errorArrived(now, ep)
 		}
 		return

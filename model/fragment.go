@@ -6,34 +6,35 @@ import "time"
 // A small message is one fragment. Message bodies are sizes, not bytes.
 type Fragment struct {
 	Conversation ConversationID
-	// FromInitiator is the direction: true when the initiator endpoint sent the message.
-	FromInitiator bool
 	// Sequence is the message's sequence number in its direction (PROTO-2); Unsequenced for a
 	// broker-generated error (PROTO-3).
 	Sequence SequenceNumber
 	Index    int32 // fragment number in the message, from 0
 	Count    int32 // fragments in the message
 	Bytes    int32 // payload bytes of this fragment
+	// MessageType is the message's type; ErrorCode is set on Error messages: positive from END
+	// WITH ERROR, negative from the broker.
+	MessageType MessageTypeID
+	ErrorCode   int32
+	Contract    ContractID
 	// MessageBytes is the size of the whole message body.
 	MessageBytes int64
-	MessageType  MessageTypeID
-	// ErrorCode is set on Error messages: positive from END WITH ERROR, negative from the broker.
-	ErrorCode int32
 	// SentAt is when the SEND committed, and TransmittedAt when the message's first fragment
 	// first left the transmission queue: measurements the receiver reports, like a
 	// timestamp in a header; no broker decision depends on them.
 	SentAt, TransmittedAt time.Duration
 	// The dialog header: the initiator's and the target's services and broker instances
-	// (ToBroker zero until the initiator knows it, PROTO-13), the contract, and the absolute
-	// expiry of the dialog's lifetime (zero for none). The target creates its endpoint from
-	// them (DLG-3); routing reads them (section 9).
+	// (ToBroker zero until the initiator knows it, PROTO-13), the contract above, and the
+	// absolute expiry of the dialog's lifetime (zero for none). The target creates its
+	// endpoint from them (DLG-3); routing reads them (section 9).
 	FromService, ToService ServiceName
 	FromBroker, ToBroker   BrokerID
+	Lifetime               time.Duration
+	// FromInitiator is the direction: true when the initiator endpoint sent the message.
+	FromInitiator bool
 	// Hops counts the forwarders the fragment went through (RTE-6): hops_remaining is
 	// HopBudget less it.
-	Hops     uint8
-	Contract ContractID
-	Lifetime time.Duration
+	Hops uint8
 	// Ack is an acknowledgement for the opposite direction of the same dialog, carried in
 	// this fragment's header (PROTO-8).
 	Ack Ack
@@ -46,13 +47,10 @@ const Unsequenced SequenceNumber = -1
 // before (Sequence, Fragment) in (message, fragment) order, and the out-of-order fragments
 // listed in Selective, in that order too (the sender walks them beside its own).
 type Ack struct {
-	Valid        bool
 	Conversation ConversationID
-	// FromInitiator is the direction of the data acknowledged.
-	FromInitiator bool
-	Sequence      SequenceNumber
-	Fragment      int32
-	Selective     []FragmentRange
+	Sequence     SequenceNumber
+	Selective    []FragmentRange
+	Fragment     int32
 	// Broker is the broker instance of the endpoint that acknowledges: the initiator learns
 	// the target's from its first acknowledgement (PROTO-13). ToService and ToBroker are
 	// where a dedicated acknowledgement goes, for the forwarders on the way; Hops as for a
@@ -60,7 +58,10 @@ type Ack struct {
 	Broker    BrokerID
 	ToService ServiceName
 	ToBroker  BrokerID
-	Hops      uint8
+	Valid     bool
+	// FromInitiator is the direction of the data acknowledged.
+	FromInitiator bool
+	Hops          uint8
 }
 
 // HopBudget is how many forwarders a message may go through (G-27: 32).

@@ -299,7 +299,8 @@ func (b *Broker) join(ep *endpoint, g *group) {
 	g.members++
 }
 
-// leave takes ep out of its group, with its ready messages; a group left with no
+// leave takes ep out of its group, with its ready messages and those held for its queue
+// while it is OFF (G-18); a group left with no
 // conversation and no lock holder is forgotten (DLG-15).
 func (b *Broker) leave(ep *endpoint) {
 	g := ep.grp
@@ -309,6 +310,9 @@ func (b *Broker) leave(ep *endpoint) {
 	if len(ep.ready) > 0 {
 		ep.ready = ep.ready[:0]
 		b.readyChanged(ep)
+	}
+	if ep.heldRows > 0 {
+		b.dropHeldArrivals(ep)
 	}
 	g.members--
 	ep.grp = nil

@@ -33,6 +33,10 @@ type serviceQueue struct {
 	// heldSenders are same-instance endpoints whose messages to this queue wait while it is
 	// OFF (G-18).
 	heldSenders []*endpoint
+	// arrivalsHeld are the messages that arrived for the queue while it is OFF, in the
+	// order they arrived: they wait in the receiving database's transmission queue
+	// (TXQ-4, G-18). Empty while the queue is ON.
+	arrivalsHeld []heldArrival
 	// waiters are the transactions waiting for messages, first come first served;
 	// wakeListed is set while the queue is in the broker's list to wake.
 	waiters      []*Tx
@@ -90,8 +94,10 @@ const MaxMessageBytes = 16 << 20
 // enqueue makes a message ready on the endpoint's queue, in receive order: a DialogTimer
 // goes before the conversation's other ready messages, an Error before all but a
 // DialogTimer (DLG-13). Incoming messages take no lock: they join their group even while a
-// transaction holds it (LOCK-5). The queue is signalled in Effects.Ready unless it is OFF:
-// then the message waits, in order, until ALTER QUEUE sets it ON (TXQ-4, G-18).
+// transaction holds it (LOCK-5). The queue is signalled in Effects.Ready unless it is OFF.
+// A message from the far side that finds the queue OFF does not come here but waits in the
+// receiving transmission queue (arrive, TXQ-4, G-18); the DialogTimer and the lifetime's
+// Error, which the broker puts on its own queue, do come here, and wait on the OFF queue.
 func (b *Broker) enqueue(now time.Duration, ep *endpoint, m queuedMessage, fromInitiator bool) {
 	if ep.grp == nil {
 		panic(fmt.Sprintf("model: instance %d: message for %v, which has left its group, at t=%v", b.id, ep.conv, now))
@@ -146,7 +152,8 @@ func (b *Broker) received(ep *endpoint, m queuedMessage) ReceivedMessage {
 }
 
 // AlterQueueStatus is ALTER QUEUE ... WITH STATUS = ON|OFF. Messages that arrived while the
-// queue was OFF become receivable, in order, when it is ON again (G-18).
+// queue was OFF, held in the receiving transmission queue, move into the queue in order
+// when it is ON again (G-18).
 func (b *Broker) AlterQueueStatus(now time.Duration, queue QueueID, status QueueStatus) error {
 	b.checkUp("ALTER QUEUE", now)
 	q, err := b.localQueue(queue)
@@ -179,6 +186,7 @@ func (b *Broker) setQueueStatus(now time.Duration, q *serviceQueue, status Queue
 		}
 		clear(q.heldSenders)
 		q.heldSenders = q.heldSenders[:0]
+		b.releaseArrivals(now, q)
 	}
 	b.signal(q) // wakes the waiting sessions: they find the queue OFF
 	if q.monitor != nil {
@@ -195,7 +203,8 @@ func (b *Broker) QueueStatus(queue QueueID) (QueueStatus, error) {
 	return q.status, nil
 }
 
-// ReadyMessages counts the queue's receivable messages (held ones too while it is OFF).
+// ReadyMessages counts the queue's ready messages (status 1). Messages held in the
+// transmission queue while the queue is OFF are not among them (TXQ-4, G-18).
 func (b *Broker) ReadyMessages(queue QueueID) int {
 	q, err := b.localQueue(queue)
 	if err != nil {

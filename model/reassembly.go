@@ -29,6 +29,8 @@ type partialMessage struct {
 	errorCode int32
 	count     int32
 	got       int32
+	// storedAt is when its first fragment was stored.
+	storedAt time.Duration
 	// held are the fragments held, as ranges [from, to) in order, neither overlapping nor
 	// touching; nil for a one-fragment message. A gap between two is a fragment sent and not
 	// acknowledged, so there are at most SendWindow of them: storing a fragment, the prefix
@@ -97,7 +99,7 @@ func (in *inbound) heldFragments() int {
 }
 
 // find returns the pending message seq, creating it from the fragment when absent.
-func (in *inbound) find(f *Fragment) *partialMessage {
+func (in *inbound) find(now time.Duration, f *Fragment) *partialMessage {
 	if n := len(in.pending); n > 0 && in.pending[n-1].seq == f.Sequence {
 		return &in.pending[n-1] // the common case: the message being reassembled
 	}
@@ -106,7 +108,7 @@ func (in *inbound) find(f *Fragment) *partialMessage {
 	})
 	if !found {
 		m := partialMessage{seq: f.Sequence, msgType: f.MessageType, bytes: f.MessageBytes, sentAt: f.SentAt, txAt: f.TransmittedAt,
-			errorCode: f.ErrorCode, count: f.Count}
+			errorCode: f.ErrorCode, count: f.Count, storedAt: now}
 		in.pending = slices.Insert(in.pending, i, m)
 	}
 	return &in.pending[i]
@@ -160,13 +162,16 @@ func (b *Broker) receiveFragment(now time.Duration, ep *endpoint, f *Fragment) {
 	if ep.in == nil {
 		ep.in = &inbound{}
 	}
-	m := ep.in.find(f)
+	m := ep.in.find(now, f)
 	if m.has(f.Index) {
 		b.duplicate(now, ep, f)
 		return
 	}
 	m.set(f.Index)
 	b.useTransmissionObject(ep)
+	if ep.local && !ep.hasTO && b.rowsThroughTXQ > 0 {
+		b.receiveThroughTXQ(ep, f)
+	}
 	b.trace(TraceRecord{At: now, Kind: TraceFragmentStored, Peer: ep.farInstance, Conversation: ep.conv,
 		FromInitiator: f.FromInitiator, Sequence: seq, Fragment: f.Index})
 	b.owe(now, ep)
@@ -209,8 +214,8 @@ func (b *Broker) messageArrived(now time.Duration, ep *endpoint, m *partialMessa
 	if ep.state == StartedInbound {
 		b.setState(now, ep, Conversing)
 	}
-	b.enqueue(now, ep, queuedMessage{seq: m.seq, msgType: m.msgType, bytes: m.bytes, sentAt: m.sentAt, txAt: m.txAt,
-		errorCode: m.errorCode}, !ep.isInitiator)
+	b.arrive(now, ep, queuedMessage{seq: m.seq, msgType: m.msgType, bytes: m.bytes, sentAt: m.sentAt, txAt: m.txAt,
+		errorCode: m.errorCode}, !ep.isInitiator, m.count)
 	switch m.msgType {
 	case EndDialogMessageType:
 		if ep.state == Conversing {

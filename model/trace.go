@@ -14,8 +14,9 @@ const (
 	TraceMessageSent TraceKind = iota + 1
 	// TraceFragmentSent: a fragment left in a block; Retry marks a retransmission.
 	TraceFragmentSent
-	// TraceFragmentStored: a fragment was added to the target queue (status 2 or 1). Only
-	// the first copy of a fragment is stored.
+	// TraceFragmentStored: a fragment was added to the target queue (status 2 or 1), or,
+	// while the queue is OFF, to the receiving database's transmission queue. Only the
+	// first copy of a fragment is stored.
 	TraceFragmentStored
 	// TraceFragmentDuplicate: a copy of a fragment already stored arrived, and was acked.
 	TraceFragmentDuplicate
@@ -96,6 +97,10 @@ const (
 	// (RTE-5), at level 5 whatever the dialog's (PRI-14): Priority, Effective and
 	// BestWaiting as for TraceScheduled; Fragments is the hops the fragment has made.
 	TraceForwarded
+	// TraceMessageHeld: a complete, in-order message arrived for a queue that is OFF: it
+	// waits, acknowledged, in the receiving database's transmission queue, and becomes
+	// ready (TraceMessageReady) when ALTER QUEUE sets the queue ON (TXQ-4, G-18).
+	TraceMessageHeld
 	// TraceInstanceCrashed: the instance crashed (G-13). The records of the transactions
 	// the crash rolled back and of the tasks it ended come just before it; Tx and Task are
 	// the last transaction and task ids of the incarnation that ended. No record of the
@@ -110,7 +115,7 @@ var traceKindNames = [...]string{"", "sent", "fragment-sent", "fragment-stored",
 	"fragment-discarded", "packet-corrupt", "ready", "received", "row-removed", "state", "ack-sent", "scheduled",
 	"lock-acquired", "lock-released", "lock-wait", "deadlock", "returned", "committed", "rolled-back",
 	"savepoint-rolled-back", "queue-disabled", "task-started", "task-exited", "activation-failed", "monitor-receive",
-	"notification-sent", "notification-dropped", "activation-altered", "forgotten", "delayed", "routed", "forwarded", "crashed", "restarted"}
+	"notification-sent", "notification-dropped", "activation-altered", "forgotten", "delayed", "routed", "forwarded", "held", "crashed", "restarted"}
 
 func (k TraceKind) String() string {
 	if int(k) < len(traceKindNames) && k != 0 {

@@ -106,13 +106,17 @@ type txqRow struct {
 	// nextUnsent is the first fragment never sent; fragments before it went at least once.
 	nextUnsent int32
 	removed    bool
+	// throughTXQ is set on a same-instance dialog's row that waited in the transmission
+	// queue for the target queue to be ON (G-18): it is delivered through a transmission
+	// object, on both sides (TXQ-6).
+	throughTXQ bool
 }
 
 // TransmissionStatus explains why a row is still in the transmission queue (TXQ-5).
 func (r *txqRow) status(held bool) string {
 	switch {
 	case held && r.nextUnsent == 0:
-		return "the target queue is disabled"
+		return TargetQueueDisabled
 	case r.nextUnsent == 0:
 		return ""
 	case r.acked == 0:
@@ -157,9 +161,11 @@ func (o *outbound) trimHead() {
 
 // TransmissionQueueRow is a row of sys.transmission_queue (ENT-7).
 type TransmissionQueueRow struct {
-	ConversationHandle    ConversationHandle
-	ToService             ServiceName
-	ToBrokerInstance      BrokerID
+	ConversationHandle ConversationHandle
+	ToService          ServiceName
+	ToBrokerInstance   BrokerID
+	// FromService is the sending service, on this instance; FromFarService for a message
+	// that arrived from another instance and waits here for an OFF queue (TXQ-4).
 	FromService           ServiceID
 	Contract              ContractID
 	EnqueueTime           time.Duration
@@ -197,6 +203,10 @@ func (b *Broker) queueRow(now time.Duration, ep *endpoint, mt MessageTypeID, byt
 		clear(o.rows[n:])
 		o.rows, o.head = o.rows[:n], 0
 	}
+	if o.held {
+		r.throughTXQ = true // the target queue is OFF: the row waits (G-18)
+		b.rowsThroughTXQ++
+	}
 	o.rows = append(o.rows, r)
 	o.live++
 	b.dbs[b.cat.Services[ep.service].Database].txqRows++
@@ -230,6 +240,9 @@ func (b *Broker) removeRow(now time.Duration, ep *endpoint, r *txqRow, reason Re
 	db := b.dbs[b.cat.Services[ep.service].Database]
 	checkRowRemoved(now, ep, r, reason, db.txqRows)
 	r.removed = true
+	if r.throughTXQ {
+		b.rowsThroughTXQ--
+	}
 	ep.out.live--
 	db.txqRows--
 	b.trace(TraceRecord{At: now, Kind: TraceRowRemoved, Conversation: ep.conv, FromInitiator: ep.isInitiator,
@@ -310,13 +323,15 @@ func checkShare(now time.Duration, ep *endpoint) {
 
 // transmitEndpoint sends every fragment of a same-instance dialog that is due: direct
 // delivery ignores levels (PRI-13). A same-instance SEND to an OFF queue waits in the
-// transmission queue until ALTER QUEUE sets it ON (TXQ-2, G-18).
+// transmission queue until ALTER QUEUE sets it ON (TXQ-2, G-18), and is then sent through
+// a transmission object (TXQ-6).
 func (b *Broker) transmitEndpoint(now time.Duration, ep *endpoint) {
 	o := ep.out
 	if q := b.queues[b.cat.Services[ep.farLocal].Queue]; q.status == QueueOff {
 		if !o.held {
 			o.held = true
 			q.heldSenders = append(q.heldSenders, ep)
+			b.holdLocalRows(ep)
 		}
 		return
 	}

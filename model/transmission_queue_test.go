@@ -92,37 +92,6 @@ func TestTXQ2_SameInstanceSendLeavesNoTransmissionQueueRow(t *testing.T) {
 	assert.Zero(t, ep.TransmissionRows)
 }
 
-// Reference: ALTER QUEUE ... STATUS; spec TXQ-4, QUE-1 and G-18: while the target queue is OFF,
-// arrivals are held and cannot be received (RECEIVE fails); when it is ON again they
-// become receivable, in order, and the queue is signalled.
-func TestTXQ4_DisabledQueueHoldsArrivalsInOrder(t *testing.T) {
-	tests := []struct{ name, target, queue string }{
-		{"remote target", "Target", "TargetQueue"},
-		{"same-instance target", "LocalTarget", "LocalTargetQueue"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			w := newWorld(t, Config{})
-			w.alterQueue(tt.queue, QueueOff)
-			d := beginDialog(w, tt.target, "RequestReply", BeginDialogOptions{})
-			for range 3 {
-				require.NoError(t, d.sendRequest())
-			}
-			w.runUntil(time.Minute)
-			assert.NotContains(t, w.ready, w.queue(tt.queue), "an OFF queue is not signalled")
-			_, err := w.receiveAll(tt.queue)
-			assert.ErrorIs(t, err, ErrQueueDisabled)
-			assert.Zero(t, countRetries(w, instA), "held messages are acknowledged")
-
-			w.alterQueue(tt.queue, QueueOn)
-			assert.Contains(t, w.ready, w.queue(tt.queue))
-			msgs, err := w.receiveAll(tt.queue)
-			require.NoError(t, err)
-			assert.Equal(t, []string{"Request#0", "Request#1", "Request#2"}, w.types(msgs))
-		})
-	}
-}
-
 // Reference: spec G-18: "Local SEND to an OFF queue ⇒ TXQ row with transmission_status
 // 'queue disabled'", moved into the queue when ALTER QUEUE sets it ON.
 func TestG18_LocalSendToDisabledQueueWaitsInTransmissionQueue(t *testing.T) {

@@ -45,6 +45,9 @@ func (s activationSpec) config() Config {
 	cfg.Procedures = []Procedure{{Name: "Process", Mode: mode, Top: s.Top, ProcessingTime: expMs(s.ProcessingMs),
 		WaitFor: time.Duration(s.WaitForMs) * time.Millisecond, RollbackRate: s.RollbackRate}}
 	for i := range cfg.Instances {
+		if len(cfg.Instances[i].Databases) == 0 {
+			continue // a forwarder (Routing 2)
+		}
 		db := &cfg.Instances[i].Databases[0]
 		q := &db.Queues[0]
 		q.PoisonMessageHandlingOff = true

@@ -20,8 +20,8 @@ import (
 // the nanosecond in the first WindowMs of the run, where transactions are open, blocks are
 // in flight and retries pending, each of a random instance, down for up to MaxDownMs; or,
 // with Random, the same drawn at run time by Config.Crashes. With Gateway, every dialog
-// between two instances goes through a forwarding gateway (RTE-5), which may crash too,
-// while it holds fragments.
+// between two instances of a world without routes of its own goes through a forwarding
+// gateway (RTE-5), which may crash too, while it holds fragments.
 type crashSpec struct {
 	Count     int // 1 to 4
 	WindowMs  int
@@ -64,7 +64,12 @@ func (s crashSpec) apply(cfg Config, seed uint64) Config {
 // viaGateway routes every dialog between two instances of cfg through a gateway instance
 // GW with MESSAGE_FORWARDING on: each database routes the other instances' services to GW,
 // and GW's msdb routes each service to its instance (RTE-1, RTE-5).
+// A world that declares routes of its own (the routing worlds genWorldSpec draws, with
+// their chains of forwarders, which crashes hit as they hit any instance) is left as it is.
 func viaGateway(cfg Config) Config {
+	if declaresRoutes(cfg) {
+		return cfg
+	}
 	cfg.Instances = slices.Clone(cfg.Instances)
 	gw := model.Instance{Name: "GW", Forwarding: model.Forwarding{Enabled: true}}
 	for i := range cfg.Instances {
@@ -72,7 +77,7 @@ func viaGateway(cfg Config) Config {
 		in.Databases = slices.Clone(in.Databases)
 		for _, db := range in.Databases {
 			for _, svc := range db.Services {
-				gw.Routes = append(gw.Routes, model.Route{Name: "to " + svc.Name, ServiceName: svc.Name, Address: in.Name})
+				gw.Routes = append(gw.Routes, model.Route{Name: "to " + svc.Name + " at " + in.Name, ServiceName: svc.Name, Address: in.Name})
 			}
 		}
 	}
@@ -86,7 +91,10 @@ func viaGateway(cfg Config) Config {
 				}
 				for _, odb := range other.Databases {
 					for _, svc := range odb.Services {
-						db.Routes = append(db.Routes, model.Route{Name: "via GW to " + svc.Name, ServiceName: svc.Name, Address: "GW"})
+						name := "via GW to " + svc.Name // one route per service name (a name may be on several instances)
+						if !slices.ContainsFunc(db.Routes, func(r model.Route) bool { return r.Name == name }) {
+							db.Routes = append(db.Routes, model.Route{Name: name, ServiceName: svc.Name, Address: "GW"})
+						}
 					}
 				}
 			}
@@ -94,6 +102,22 @@ func viaGateway(cfg Config) Config {
 	}
 	cfg.Instances = append(cfg.Instances, gw)
 	return cfg
+}
+
+// declaresRoutes reports whether some instance forwards or has msdb routes, or some
+// database has routes.
+func declaresRoutes(cfg Config) bool {
+	for _, in := range cfg.Instances {
+		if in.Forwarding.Enabled || len(in.Routes) > 0 {
+			return true
+		}
+		for _, db := range in.Databases {
+			if len(db.Routes) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func genCrashSpec() gopter.Gen {

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"reflect"
@@ -67,9 +68,12 @@ type worldSpec struct {
 	// from 20 s to 3 h, longer than every timer of the model (the retry back-off maximum of
 	// 64 s, the idle close of 90 s, the 30 min retention of closed targets, every
 	// lifetime drawn); OneWay cuts one direction only.
-	PartitionMs   int
-	OneWay        bool
-	QueueFlip     bool // a target queue switched OFF, then ON again
+	PartitionMs int
+	OneWay      bool
+	// QueueFlips is how many times a queue, drawn each time, is switched OFF and then ON
+	// again: what arrives for it meanwhile waits in its database's transmission queue
+	// (TXQ-4, G-18); windows on different queues, or on the same one, may overlap.
+	QueueFlips    int
 	Replies       bool
 	EndWithError  bool
 	SendWindow    int  // fragments in flight per dialog (G-11)
@@ -81,6 +85,14 @@ type worldSpec struct {
 	// acknowledgements for longer than the retention of closed targets) to 10 MiB; small
 	// values make backlogs the scheduler orders.
 	Bandwidth int
+	// Routing is how dialogs find their services (section 9): 0, the implicit routes of a
+	// world that declares none; 1, routes declared in every database, both ways; 2, every
+	// dialog between instances through a chain of Forwarders (1 to 3) with MESSAGE_FORWARDING
+	// on (RTE-5). Shared adds a service of one name on I0 and I1, which workloads may target:
+	// with declared routes, two routes balance its dialogs over both (RTE-3).
+	Routing    int
+	Forwarders int
+	Shared     bool
 }
 
 // slow and long say whether the world has a link so slow or a partition so long that an
@@ -117,15 +129,34 @@ func (s worldSpec) config() Config {
 			db.Priorities = append(db.Priorities, model.BrokerPriority{Name: "p" + service(i, k), LocalService: service(i, k),
 				Level: model.PriorityLevel(1 + r.IntN(10))})
 		}
+		if s.Shared && i < 2 {
+			db.Services = append(db.Services, model.Service{Name: sharedService, Queue: "Q" + name, Contracts: []string{"C"}})
+		}
 		cfg.Instances = append(cfg.Instances, model.Instance{Name: name, Databases: []model.Database{db}})
 	}
+	s.route(&cfg, service, servicesPerInstance)
+	n := len(cfg.Instances)
+	// Through forwarders a fragment crosses several links: each gets the loss, duplication
+	// and corruption that make the drawn ones end to end, so that a chain is as lossy as
+	// one link of the same spec (a 40 % loss on each of four hops would leave a message one
+	// chance in ten an hour, and the dialog far past every timer: a world of no interest).
+	hops := 1.0
+	if s.Routing == 2 {
+		hops += float64(s.Forwarders)
+	}
+	perHop := func(p float64) float64 {
+		if hops == 1 {
+			return p
+		}
+		return 1 - math.Pow(1-p, 1/hops)
+	}
 	link := faulty.Config{LatencyFixed: 5 * time.Millisecond, LatencyJitter: sim.ExponentialMean(time.Duration(s.JitterMs) * time.Millisecond),
-		LossProbability: s.Loss, DuplicateProbability: s.Duplicate, CorruptProbability: s.Corrupt,
+		LossProbability: perHop(s.Loss), DuplicateProbability: perHop(s.Duplicate), CorruptProbability: perHop(s.Corrupt),
 		Bandwidth: int64(s.Bandwidth)}
-	for a := range s.Instances {
-		for b := a + 1; b < s.Instances; b++ {
-			l := Link{A: fmt.Sprintf("I%d", a), B: fmt.Sprintf("I%d", b), PairConfig: faulty.PairConfig{AToB: link, BToA: link}}
-			if s.PartitionMs > 0 && a == 0 && b == 1 {
+	for a := range n {
+		for b := a + 1; b < n; b++ {
+			l := Link{A: cfg.Instances[a].Name, B: cfg.Instances[b].Name, PairConfig: faulty.PairConfig{AToB: link, BToA: link}}
+			if s.PartitionMs > 0 && l.A == "I0" && l.B == s.partitioned() {
 				from := time.Duration(r.IntN(2000)) * time.Millisecond
 				p := faulty.Partition{Window: faulty.Window{From: from, Until: from + time.Duration(s.PartitionMs)*time.Millisecond}}
 				if s.OneWay {
@@ -154,9 +185,14 @@ func (s worldSpec) config() Config {
 	for i := 0; left > 0; i++ {
 		n := min(left, 1+r.IntN(s.Conversations))
 		left -= n
+		from := service(r.IntN(s.Instances), r.IntN(servicesPerInstance))
+		to := service(r.IntN(s.Instances), r.IntN(servicesPerInstance))
+		if s.Shared && r.IntN(3) == 0 {
+			to = sharedService
+		}
 		cfg.Workloads = append(cfg.Workloads, Workload{
-			Name: fmt.Sprintf("w%d", i), From: service(r.IntN(s.Instances), r.IntN(servicesPerInstance)),
-			To:       service(r.IntN(s.Instances), r.IntN(servicesPerInstance)),
+			Name: fmt.Sprintf("w%d", i), From: from,
+			To:       to,
 			Contract: "C", MessageType: "Request", ReplyType: "Reply",
 			Dialogs: n, Interarrival: sim.ExponentialMean(50 * time.Millisecond), Messages: s.Messages,
 			MessageGap: sim.UniformBetween(0, 10*time.Millisecond),
@@ -164,13 +200,72 @@ func (s worldSpec) config() Config {
 			EndWithError: s.EndWithError, Lifetime: time.Duration(max(s.LifetimeMs, 0)) * time.Millisecond,
 		})
 	}
-	if s.QueueFlip {
+	for k := range s.QueueFlips {
 		q := fmt.Sprintf("QI%d", r.IntN(s.Instances))
-		off := time.Duration(r.IntN(1000)) * time.Millisecond
-		cfg.Timeline = []Change{{At: off, Queue: q, Status: model.QueueOff},
-			{At: off + time.Duration(1+r.IntN(10000))*time.Millisecond, Queue: q, Status: model.QueueOn}}
+		off := time.Duration(r.IntN(1000+k*5000)) * time.Millisecond
+		cfg.Timeline = append(cfg.Timeline, Change{At: off, Queue: q, Status: model.QueueOff},
+			Change{At: off + time.Duration(1+r.IntN(10000))*time.Millisecond, Queue: q, Status: model.QueueOn})
 	}
 	return cfg
+}
+
+// sharedService is the name of the service Shared puts on two instances.
+const sharedService = "Shared"
+
+// partitioned is the instance whose link with I0 the partition cuts: I1, or the first
+// forwarder when every dialog goes through the forwarders.
+func (s worldSpec) partitioned() string {
+	if s.Routing == 2 {
+		return "F0"
+	}
+	return "I1"
+}
+
+// route declares the routes of Routing 1 and 2: in each database, one per service of the
+// other instances (two for the shared one), to its instance or to the first forwarder; the
+// forwarders, F0 to F(n-1), each pass everything on to the next one, and the last to the
+// service's instance.
+func (s worldSpec) route(cfg *Config, service func(i, k int) string, perInstance int) {
+	if s.Routing == 0 {
+		return
+	}
+	type at struct{ name, instance string }
+	var services []at
+	for i := range s.Instances {
+		for k := range perInstance {
+			services = append(services, at{service(i, k), fmt.Sprintf("I%d", i)})
+		}
+		if s.Shared && i < 2 {
+			services = append(services, at{sharedService, fmt.Sprintf("I%d", i)})
+		}
+	}
+	for i := range cfg.Instances {
+		db := &cfg.Instances[i].Databases[0]
+		for j, svc := range services {
+			if svc.instance == cfg.Instances[i].Name {
+				continue
+			}
+			address := svc.instance
+			if s.Routing == 2 {
+				address = "F0"
+			}
+			db.Routes = append(db.Routes, model.Route{Name: fmt.Sprintf("r%d", j), ServiceName: svc.name, Address: address})
+		}
+	}
+	if s.Routing != 2 {
+		return
+	}
+	for f := range s.Forwarders {
+		fw := model.Instance{Name: fmt.Sprintf("F%d", f), Forwarding: model.Forwarding{Enabled: true}}
+		for j, svc := range services {
+			address := svc.instance
+			if f+1 < s.Forwarders {
+				address = fmt.Sprintf("F%d", f+1)
+			}
+			fw.Routes = append(fw.Routes, model.Route{Name: fmt.Sprintf("r%d", j), ServiceName: svc.name, Address: address})
+		}
+		cfg.Instances = append(cfg.Instances, fw)
+	}
 }
 
 func genWorldSpec() gopter.Gen {
@@ -186,7 +281,7 @@ func genWorldSpec() gopter.Gen {
 		"JitterMs":      gen.IntRange(0, 50),
 		"PartitionMs":   gen.OneGenOf(gen.Const(0), gen.IntRange(1, 20_000), gen.IntRange(20_001, 3*3600_000)),
 		"OneWay":        gen.Bool(),
-		"QueueFlip":     gen.Bool(),
+		"QueueFlips":    gen.IntRange(0, 3),
 		"Replies":       gen.Bool(),
 		"EndWithError":  gen.Bool(),
 		"SendWindow":    gen.IntRange(1, 64),
@@ -195,6 +290,9 @@ func genWorldSpec() gopter.Gen {
 		"Honor":         gen.Bool(),
 		"AgingMs":       gen.IntRange(0, 2000),
 		"Bandwidth":     gen.OneGenOf(gen.IntRange(10, 1<<10-1), gen.IntRange(16<<10, 10<<20), gen.IntRange(16<<10, 10<<20)),
+		"Routing":       gen.IntRange(0, 2),
+		"Forwarders":    gen.IntRange(1, 3),
+		"Shared":        gen.Bool(),
 	})
 }
 

@@ -306,8 +306,14 @@ func (w *world) unfinishedDetail(v *invariant.Violation) string {
 				side = "initiator"
 			}
 			parts = append(parts, fmt.Sprintf("the %s endpoint of %s in %v", side, name, ep.State))
-			if ep.IsInitiator && !w.hasEndpoint(ep.FarInstance, v.Conversation, false) {
-				parts = append(parts, fmt.Sprintf("no target endpoint on %s", w.cat.Instances[ep.FarInstance].Name))
+			switch next := w.cat.Instances[ep.FarInstance]; {
+			case !ep.IsInitiator || ep.Delayed:
+			case next.Forwarding.Enabled && !slices.ContainsFunc(w.brokers, func(b *model.Broker) bool {
+				return w.hasEndpoint(b.ID(), v.Conversation, false)
+			}):
+				parts = append(parts, fmt.Sprintf("no target endpoint on any instance (the messages go by forwarder %s)", next.Name))
+			case !next.Forwarding.Enabled && !w.hasEndpoint(ep.FarInstance, v.Conversation, false):
+				parts = append(parts, fmt.Sprintf("no target endpoint on %s", next.Name))
 			}
 		}
 	}

@@ -145,9 +145,9 @@ func TestG16_PartitionGridHasFindingsButNoViolation(t *testing.T) {
 func TestG16_WorldsTheWiderPropertyFound(t *testing.T) {
 	for _, s := range []worldSpec{
 		{Seed: 1226789186237294, Instances: 2, Conversations: 5, Messages: 1, Corrupt: 0.10954776168378422, JitterMs: 45,
-			PartitionMs: 1723578, QueueFlip: true, SendWindow: 2, ReceiveWindow: 1, Honor: true, Bandwidth: 185517},
+			PartitionMs: 1723578, QueueFlips: 1, SendWindow: 2, ReceiveWindow: 1, Honor: true, Bandwidth: 185517},
 		{Seed: 1475178, Instances: 2, Conversations: 5, Messages: 2, Corrupt: 0.14185867352564288,
-			PartitionMs: 1787934, OneWay: true, QueueFlip: true, SendWindow: 2, ReceiveWindow: 1, Honor: true, Bandwidth: 288000},
+			PartitionMs: 1787934, OneWay: true, QueueFlips: 1, SendWindow: 2, ReceiveWindow: 1, Honor: true, Bandwidth: 288000},
 	} {
 		res, err := Run(s.config(), s.Seed)
 		require.NoError(t, err)

@@ -104,3 +104,50 @@ func idleEndpointBytes(tb testing.TB, dialogs int) float64 {
 	runtime.KeepAlive(w)
 	return float64(after.HeapAlloc-before.HeapAlloc) / float64(endpoints)
 }
+
+// throughputThroughGateway is the benchmark world with a forwarding gateway G between A and
+// B (RTE-5): A's dialogs route to G, G's msdb passes them on to B, and B routes its
+// acknowledgements back through G. Each of the two links has the direct link's latency,
+// loss and duplication, so a message crosses twice the faults.
+func throughputThroughGateway(conversations, messages int) Config {
+	cfg := throughputConfig(conversations, messages)
+	cfg.Instances[0].Databases[0].Routes = []model.Route{{Name: "to-target", ServiceName: "Target", Address: "G"}}
+	cfg.Instances[1].Databases[0].Routes = []model.Route{{Name: "to-initiator", ServiceName: "Initiator", Address: "G"}}
+	cfg.Instances = append(cfg.Instances, model.Instance{Name: "G", Forwarding: model.Forwarding{Enabled: true, MaxBytes: 1 << 30},
+		Routes: []model.Route{{Name: "to-target", ServiceName: "Target", Address: "B"}, {Name: "to-initiator", ServiceName: "Initiator", Address: "A"}}})
+	link := cfg.Links[0]
+	cfg.Links = []Link{{A: "A", B: "G", PairConfig: link.PairConfig}, {A: "G", B: "B", PairConfig: link.PairConfig}}
+	return cfg
+}
+
+// BenchmarkDialogThroughputForwarded runs the benchmark world directly and through a
+// forwarding gateway, one after the other in each op, and reports both rates and their
+// ratio (goal: forwarded at least half the direct rate). Checkers on, as users run.
+//
+//	go test ./scenarios -run '^$' -bench DialogThroughputForwarded -benchmem -benchtime 3x
+func BenchmarkDialogThroughputForwarded(b *testing.B) {
+	direct, forwarded := throughputConfig(10000, 100), throughputThroughGateway(10000, 100)
+	direct.CheckInvariants, forwarded.CheckInvariants = true, true
+	var took [2]time.Duration
+	b.ReportAllocs()
+	for i := range b.N {
+		for k, cfg := range []Config{direct, forwarded} {
+			start := time.Now()
+			res, err := Run(cfg, uint64(i+1))
+			took[k] += time.Since(start)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if res.Violation != nil {
+				b.Fatal(res.Violation)
+			}
+			if res.Latency.Count != 1_000_000 {
+				b.Fatalf("%s, seed %d: %d messages delivered, want 1,000,000", cfg.Name, i+1, res.Latency.Count)
+			}
+		}
+	}
+	msgs := float64(b.N) * 1_000_000
+	b.ReportMetric(msgs/took[0].Seconds(), "direct-msgs/s")
+	b.ReportMetric(msgs/took[1].Seconds(), "forwarded-msgs/s")
+	b.ReportMetric(took[0].Seconds()/took[1].Seconds(), "forwarded/direct")
+}

@@ -19,6 +19,11 @@
 // incarnation before acts and no retry goes of a fragment not sent since) and, at the end
 // of a run whose faults healed, INV-12 (everything sent was delivered and the transmission
 // queues are empty).
+// "Stored by the receiver" is what an acknowledgement needs (PROTO-9, G-20's "ack only
+// after the enqueue commits"): a fragment is stored in the target queue, or, while that
+// queue is OFF, in the receiving database's transmission queue, which G-18 acknowledges
+// too; a message held there is checked as complete and held once, and becomes ready, in
+// order, only when the queue is ON again (TXQ-4).
 // Rules lists them, with what each asserts: the text report and summary.json print that
 // list. Beside violations, the checker reports design findings (Finding): what Service
 // Broker itself does wrong with a design, such as a dialog run twice because its closed
@@ -137,7 +142,10 @@ type flow struct {
 	fragments map[model.SequenceNumber]int32
 	stored    map[model.SequenceNumber][]bool
 	readyNext model.SequenceNumber // the next message expected to become ready
-	received  model.SequenceNumber // the next message expected from RECEIVE
+	// heldNext is past the last message held in the receiving transmission queue for an
+	// OFF queue (G-18): a message is held at most once.
+	heldNext model.SequenceNumber
+	received model.SequenceNumber // the next message expected from RECEIVE
 	// Rows removed from the transmission queue: every row below removedBelow, and the rows
 	// in removedAbove.
 	removedBelow model.SequenceNumber
@@ -364,6 +372,8 @@ func (c *Checker) check(r model.TraceRecord) (string, string) {
 		have[r.Fragment] = true
 	case model.TraceMessageReady:
 		return c.ready(f, r)
+	case model.TraceMessageHeld:
+		return f.held(r)
 	case model.TraceRowRemoved:
 		return c.removed(f, r)
 	case model.TraceFragmentDiscarded:
@@ -462,6 +472,20 @@ func (c *Checker) ready(f *flow, r model.TraceRecord) (string, string) {
 		delete(f.stored, s)
 	}
 	f.readyNext = r.Sequence + 1
+	return "", ""
+}
+
+// held checks a message held in the receiving transmission queue while its queue is OFF
+// (G-18): it is acknowledged there, so it must be complete, not yet ready and held once
+// (INV-2); that it becomes ready in order is ready's check when the queue is ON again.
+func (f *flow) held(r model.TraceRecord) (string, string) {
+	switch {
+	case r.Sequence < f.readyNext || r.Sequence < f.heldNext:
+		return fmt.Sprintf("message %d held for an OFF queue after it was made ready or held", r.Sequence), "INV-2"
+	case !f.allStored(r.Sequence):
+		return fmt.Sprintf("message %d held for an OFF queue before all its fragments were stored", r.Sequence), "INV-2"
+	}
+	f.heldNext = r.Sequence + 1
 	return "", ""
 }
 

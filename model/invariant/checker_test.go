@@ -22,6 +22,9 @@ func stored(seq model.SequenceNumber, frag int32) model.TraceRecord {
 func ready(seq model.SequenceNumber) model.TraceRecord {
 	return model.TraceRecord{Kind: model.TraceMessageReady, Conversation: conv, FromInitiator: true, Sequence: seq, MessageType: 4}
 }
+func held(seq model.SequenceNumber) model.TraceRecord {
+	return model.TraceRecord{Kind: model.TraceMessageHeld, Conversation: conv, FromInitiator: true, Sequence: seq, MessageType: 4}
+}
 func readyError(seq model.SequenceNumber) model.TraceRecord {
 	r := ready(seq)
 	r.MessageType = model.ErrorMessageType
@@ -198,6 +201,14 @@ func TestCheckerFlagsEachBrokenRule(t *testing.T) {
 			stored(1, 0), readyError(1)}, "INV-1"},
 		{"INV-3: a row removed twice", concat(delivered(0), []model.TraceRecord{removed(0, model.ReasonAcked)}), "INV-3"},
 		{"INV-3: a row removed that was never sent", []model.TraceRecord{sent(0, 1), removed(3, model.ReasonCleanup)}, "INV-3"},
+		{"G-18: held for an OFF queue, acknowledged, then made ready in order", []model.TraceRecord{sent(0, 1), sent(1, 1),
+			stored(0, 0), held(0), stored(1, 0), held(1), removed(0, model.ReasonAcked), removed(1, model.ReasonAcked),
+			ready(0), ready(1)}, ""},
+		{"INV-2: a message held twice", []model.TraceRecord{sent(0, 1), stored(0, 0), held(0), held(0)}, "INV-2"},
+		{"INV-2: an incomplete message held", []model.TraceRecord{sent(0, 2), stored(0, 0), held(0)}, "INV-2"},
+		{"INV-2: a message held after it was made ready", concat(delivered(0), []model.TraceRecord{held(0)}), "INV-2"},
+		{"INV-1: held messages released out of order", []model.TraceRecord{sent(0, 1), sent(1, 1), stored(0, 0), held(0),
+			stored(1, 0), held(1), ready(1)}, "INV-1"},
 		{"INV-2: an Error received twice", []model.TraceRecord{sent(0, 1), stored(0, 0), readyError(0),
 			lock(1), takeType(1, 1, 0, model.ErrorMessageType), unlock(1), commit(1),
 			lock(2), takeType(2, 2, 0, model.ErrorMessageType), unlock(2), commit(2)}, "INV-2"},

@@ -125,6 +125,7 @@ var kindFields = [...]field{
 	model.TraceDelayed:             fConversation | fFromInitiator,
 	model.TraceRouted:              fPeer | fConversation | fFromInitiator,
 	model.TraceForwarded:           fPeer | fConversation | fFromInitiator | fSequence | fFragment | fFragments | fPriority | fScheduling,
+	model.TraceMessageHeld:         fPeer | fConversation | fFromInitiator | fSequence | fMessageType | fBytes | fSentAt | fGroup,
 	model.TraceInstanceCrashed:     fTx | fTask,
 	model.TraceInstanceRestarted:   fTx | fTask,
 }
