@@ -178,8 +178,11 @@ type Change struct {
 	// Link, when set, makes the change a new configuration of the link between two
 	// instances instead: Queue, Status and Activation are not used.
 	Link *LinkChange
+	// Route, when set, makes the change CREATE, ALTER or DROP ROUTE instead: Queue,
+	// Status, Activation and Link are not used.
+	Route *RouteChange
 	// Crash, when set, makes the change a crash of an instance, restarted after a delay
-	// (G-13): Queue, Status, Activation and Link are not used.
+	// (G-13): Queue, Status, Activation, Link and Route are not used.
 	Crash *CrashChange
 }
 
@@ -286,6 +289,12 @@ func (c *Config) Validate(cat *model.Catalog) error {
 			}
 			continue
 		}
+		if ch.Route != nil {
+			if ch.Link != nil {
+				return fmt.Errorf("timeline %d: a change alters a route or a link, not both", i)
+			}
+			continue // validateRoutes checks them in the order the run makes them
+		}
 		if l := ch.Link; l != nil {
 			_, okA := cat.Instance(l.A)
 			_, okB := cat.Instance(l.B)
@@ -324,7 +333,7 @@ func (c *Config) Validate(cat *model.Catalog) error {
 			}
 		}
 	}
-	return nil
+	return c.validateRoutes(cat, nil)
 }
 
 func (w *Workload) validate(cat *model.Catalog) error {

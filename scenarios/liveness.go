@@ -24,7 +24,9 @@ import (
 // queue that was OFF, the last timeline change that leaves a link without loss,
 // duplication, corruption or a capacity. A link that is lossy for the whole run, or a
 // queue left OFF, never heals by itself: such a run has no bound to meet, but it must
-// still drain before its limits.
+// still drain before its limits. A timeline change that creates or alters a route is no
+// fault, but it counts as a healing at its time: the conversations delayed for want of a
+// route (RTE-2 step 7) go once it comes, and none is late before.
 //
 // The check is made at the first input of a broker (a packet, a timer, a statement) or
 // sample of the world (Config.SampleInterval) at or after the deadline, max(heal, the last
@@ -161,8 +163,10 @@ func oneWay(c faulty.Config) time.Duration {
 type LivenessResult struct {
 	// Off: the scenario expects its run not to drain.
 	Off bool
-	// HealAt is when the faults healed (or were to heal); Never when they do not heal by
-	// themselves and the scenario names no time.
+	// HealAt is when the faults healed (or were to heal), or when the timeline's last
+	// change that creates or alters a route comes, if later: delayed conversations wait for
+	// it (RTE-2 step 7) as others wait for a link to heal. Never when the faults do not
+	// heal by themselves and the scenario names no time.
 	HealAt time.Duration
 	// Within is the bound the run had to meet.
 	Within time.Duration
@@ -176,8 +180,9 @@ const Never = time.Duration(1<<63 - 1)
 // liveness is the liveness phase of one run.
 type liveness struct {
 	cfg    LivenessResult
-	healed bool // After has come and every fault was healed
-	forced bool // the scenario names After
+	healed bool          // After has come and every fault was healed
+	forced bool          // the scenario names After
+	healAt time.Duration // when the faults heal: After, or when they end by themselves
 	// lastSend is when the last message was sent; checkedSend is what lastSend was at the
 	// last check that passed (-1 before any), so that a new SEND calls for a new check.
 	lastSend, checkedSend time.Duration
@@ -191,6 +196,12 @@ func newLiveness(cfg *Config) *liveness {
 	l.cfg.HealAt, l.forced = faultsEnd(cfg), cfg.Liveness.After > 0
 	if l.forced {
 		l.cfg.HealAt = cfg.Liveness.After
+	}
+	l.healAt = l.cfg.HealAt
+	if l.cfg.HealAt != Never {
+		// A route the timeline creates (or alters) later lets the conversations delayed for
+		// want of it go, as a healing would: none of them is late before it.
+		l.cfg.HealAt = max(l.cfg.HealAt, routesSettle(cfg))
 	}
 	return l
 }
@@ -212,7 +223,7 @@ func (l *liveness) deadline() time.Duration {
 // passed.
 func (w *world) beforeInput() {
 	l, now := w.liveness, w.now()
-	if l.forced && !l.healed && now >= l.cfg.HealAt {
+	if l.forced && !l.healed && now >= l.healAt {
 		l.healed = true
 		w.healEverything()
 	}
@@ -306,6 +317,9 @@ func (w *world) unfinishedDetail(v *invariant.Violation) string {
 				side = "initiator"
 			}
 			parts = append(parts, fmt.Sprintf("the %s endpoint of %s in %v", side, name, ep.State))
+			if ep.Delayed {
+				parts = append(parts, "delayed: no route leads to its far service (RTE-2 step 7)")
+			}
 			switch next := w.cat.Instances[ep.FarInstance]; {
 			case !ep.IsInitiator || ep.Delayed:
 			case next.Forwarding.Enabled && !slices.ContainsFunc(w.brokers, func(b *model.Broker) bool {
@@ -423,8 +437,8 @@ func faultsEnd(cfg *Config) time.Duration {
 			}
 			continue
 		}
-		if ch.Activation != nil {
-			continue
+		if ch.Activation != nil || ch.Route != nil {
+			continue // a route change is no fault: routesSettle counts it
 		}
 		name := queueSelector(cfg, ch.Queue)
 		if ch.Status == model.QueueOff {

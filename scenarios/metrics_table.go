@@ -177,6 +177,20 @@ func runMetrics() []Metric {
 		{Name: "transmission_queue.rows", Takes: InstanceKey,
 			Doc:   "rows left in the transmission queues at the end (TXQ-1, INV-3); with an instance, in its databases",
 			value: instanceValue(func(in InstanceResult) float64 { return float64(in.TransmissionQueueRows) })},
+		{Name: "conversations.delayed", Takes: InstanceKey,
+			Doc: "times a conversation waited for want of a route (RTE-2 step 7, G-28), counted from the trace; with an instance, its conversations'",
+			value: func(res *Result, s Subject) (float64, string) {
+				if !res.InvariantsChecked && res.Trace == nil {
+					return 0, "delays are counted from the trace, and neither check_invariants nor trace is on"
+				}
+				return instanceValue(func(in InstanceResult) float64 { return float64(in.ConversationsDelayed) })(res, s)
+			}},
+		{Name: "fragments.forwarded", Takes: InstanceKey,
+			Doc:   "fragments passed on to their next hop by forwarders (RTE-5); with an instance, by that one",
+			value: instanceValue(func(in InstanceResult) float64 { return float64(in.Counters.FragmentsForwarded) })},
+		{Name: "endpoints.created", Takes: InstanceKey,
+			Doc:   "conversation endpoints created, both sides; on an instance that only receives, the dialogs routes gave it (RTE-3); with an instance, on that one",
+			value: instanceValue(func(in InstanceResult) float64 { return float64(in.Counters.EndpointsCreated) })},
 		{Name: "end_time", Unit: Duration,
 			Doc: "the virtual time at which the run stopped",
 			value: func(res *Result, _ Subject) (float64, string) {

@@ -86,6 +86,17 @@ type InstanceResult struct {
 	// Endpoints are the instance's conversation endpoints at the end, as
 	// sys.conversation_endpoints shows them, by handle.
 	Endpoints []model.ConversationEndpoint
+	// Routes are msdb's sys.routes at the end, Databases each database's (section 9).
+	Routes    []model.RouteRow
+	Databases []DatabaseResult
+	// TransmissionQueue is sys.transmission_queue at the end, its rows counted by
+	// database, to_service_name and transmission_status, in that order.
+	TransmissionQueue []TransmissionQueueGroup
+	// DelayedConversations counts the endpoints still delayed at the end (no route, RTE-2
+	// step 7); ConversationsDelayed counts the times a conversation of the instance was
+	// delayed in the run, from the trace: when invariants are checked or the trace kept.
+	DelayedConversations int
+	ConversationsDelayed int64
 	// DroppedWhileDown counts the packets the links could not deliver to the instance
 	// while it was down (G-13).
 	DroppedWhileDown int64
@@ -241,6 +252,7 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 				ir.EndpointStates = append(ir.EndpointStates, StateCount{s, counts[s]})
 			}
 		}
+		w.routeResults(model.InstanceID(i), &ir)
 		res.Instances = append(res.Instances, ir)
 	}
 	for _, p := range w.pairs {

@@ -43,6 +43,8 @@ type world struct {
 	// firstStatementError describes the first.
 	statementErrors     int64
 	firstStatementError string
+	// delayed counts, by instance, the conversations delayed for want of a route.
+	delayed []int64
 
 	// memoryLimit is set when the run outgrew its memory budget (budget.go).
 	memoryLimit *MemoryLimit
@@ -260,6 +262,7 @@ func (w *world) carryOut(inst model.InstanceID, blocks []wireNote) []wireNote {
 	b := w.brokers[inst]
 	eff := b.Effects()
 	for i := range eff.Trace {
+		w.countDelayed(inst, &eff.Trace[i])
 		w.observe(&eff.Trace[i])
 	}
 	for _, p := range eff.Transmit {
@@ -365,6 +368,13 @@ type changeEvent struct{ w *world }
 
 func (c changeEvent) HandleEvent(i uint64) {
 	ch := c.w.cfg.Timeline[i]
+	if rc := ch.Route; rc != nil {
+		if inst, _, err := findRouteTable(c.w.cat, rc.Instance, rc.Database); err == nil && c.w.whileDown(inst, c, i) {
+			return // the route changes once the instance restarts
+		}
+		c.w.changeRoute(int(i), rc)
+		return
+	}
 	if l := ch.Link; l != nil {
 		a, _ := c.w.cat.Instance(l.A)
 		b, _ := c.w.cat.Instance(l.B)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -38,21 +37,10 @@ func cmdValidate(_ context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "simulate validate: want one or more scenario files")
 		return results.ExitUsage
 	}
-	code = 0
-	for _, p := range pos {
-		if _, err := file.Open(p); err != nil {
-			var errs file.Errors
-			if errors.As(err, &errs) {
-				fmt.Fprintf(stderr, "%v\n", err) // the diagnostics: file:line:column of every error
-			} else {
-				fmt.Fprintf(stderr, "%s: %v\n", p, err) // the file could not be read
-			}
-			code = results.ExitUsage
-			continue
-		}
-		fmt.Fprintf(stdout, "%s: ok\n", p)
+	if !file.ValidateFiles(pos, stdout, stderr) {
+		return results.ExitUsage
 	}
-	return code
+	return 0
 }
 
 // cmdPlot is `simulate plot`.

@@ -49,6 +49,10 @@ func TestLibraryExpectationsFailWhenTheBehaviourChanges(t *testing.T) {
 		// A full partition shorter than the retention of closed targets (G-16): nothing is
 		// forgotten, nothing delivered twice.
 		{"fire-and-forget-outage", [][2]string{{"{from: 5m, until: 40m}", "{from: 5m, until: 30m}"}}},
+		// The route there from the start: no dialog waits, none is delayed (RTE-2 step 7, G-28).
+		{"missing-route-added-later", [][2]string{{"  - at: 2m\n    create_route:", "  - at: 0s\n    create_route:"}}},
+		// One route instead of two: every dialog goes to HQ1 (RTE-3).
+		{"balanced-service", [][2]string{{"          - {name: OrdersAtHQ2, service_name: Orders, address: HQ2}\n", ""}}},
 		// Without the crash (G-13) nothing waits for a restart.
 		{"target-crash", [][2]string{{"  - {at: 5s, crash: Warehouse, restart_after: 30s}\n", ""}}},
 	} {

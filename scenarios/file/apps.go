@@ -21,6 +21,7 @@ func (d *decoder) workloads(top *mapping) []scenarios.Workload {
 		m.name("name", &w.Name)
 		m.name("from_service", &w.From)
 		m.name("to_service", &w.To)
+		m.brokerInstance("to_broker_instance", &w.ToBrokerInstance, true)
 		m.str("contract", &w.Contract)
 		m.str("message_type", &w.MessageType)
 		m.intField("dialogs", &w.Dialogs, 0, math.MaxInt32)
@@ -134,6 +135,11 @@ func (d *decoder) timeline(top *mapping) []scenarios.Change {
 			out = append(out, c)
 			return
 		}
+		if c.Route = d.routeChange(m, path); c.Route != nil {
+			m.done()
+			out = append(out, c)
+			return
+		}
 		if m.has("link") {
 			c.Link = d.linkChange(m, path)
 			m.done()
@@ -190,10 +196,14 @@ func (d *decoder) checkReferences(f *Scenario, cat *model.Catalog) {
 			d.errorf(d.at(join(path, "name")), join(path, "name"), "workload %q is defined twice (first workloads[%d]): expectations and results name workloads", w.Name, first)
 		}
 		workloadOf[w.Name] = i
-		for _, s := range []struct{ key, name string }{{"from_service", w.From}, {"to_service", w.To}} {
-			if _, ok := cat.Service(s.name); !ok {
-				d.notDefined(join(path, s.key), "service", s.name)
-			}
+		if _, err := scenarios.FindService(cat, w.From); err != nil {
+			d.add(d.at(join(path, "from_service")), join(path, "from_service"), err.Error(), err)
+		}
+		if len(cat.ServicesNamed(w.To)) == 0 { // TO SERVICE is a name: routes find which (section 9)
+			d.notDefined(join(path, "to_service"), "service", w.To)
+		}
+		if _, err := scenarios.FindBrokerInstance(cat, w.ToBrokerInstance); err != nil {
+			d.add(d.at(join(path, "to_broker_instance")), join(path, "to_broker_instance"), err.Error(), err)
 		}
 		if _, ok := cat.Contract(orDefault(w.Contract, model.ContractDefault)); !ok {
 			d.notDefined(join(path, "contract"), "contract", w.Contract)
@@ -240,6 +250,10 @@ func (d *decoder) checkReferences(f *Scenario, cat *model.Catalog) {
 	d.checkCrashes(cfg, cat)
 	for i, c := range cfg.Timeline {
 		if c.Crash != nil {
+			continue
+		}
+		if c.Route != nil {
+			d.checkRouteChange(cat, i, c.Route)
 			continue
 		}
 		if l := c.Link; l != nil {

@@ -32,6 +32,7 @@ func (d *decoder) instances(m *mapping) []model.Instance {
 		im.list("databases", "databases", func(_ int, n *yaml.Node, path string) {
 			in.Databases = append(in.Databases, d.database(n, path, obj))
 		})
+		d.instanceRouting(im, &in, obj)
 		im.done()
 		if im.present() && len(in.Databases) == 0 {
 			d.errorf(n, join(path, "databases"), "the instance %q needs a database", in.Name)
@@ -80,6 +81,7 @@ func (d *decoder) database(n *yaml.Node, path string, inst *objectPos) model.Dat
 		em.done()
 		db.EventNotifications = append(db.EventNotifications, en)
 	})
+	d.databaseRouting(m, &db, obj)
 	m.done()
 	return db
 }
@@ -375,6 +377,7 @@ func (d *decoder) broker(top *mapping) model.Config {
 	m.duration("connection_idle_close", &c.ConnectionIdleClose)
 	m.sizeInt("transmission_object_bytes", &c.TransmissionObjectBytes)
 	m.duration("closed_target_retention", &c.ClosedTargetRetention)
+	m.duration("route_retry_interval", &c.RouteRetryInterval)
 	aging := true
 	m.onOff("starvation_aging", &aging)
 	c.StarvationAgingOff = !aging

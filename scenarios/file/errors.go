@@ -16,6 +16,9 @@ type Error struct {
 	// Err is the error of a later check (model.Compile, Config.Validate) that the position
 	// was found for; nil for the errors the loader finds itself.
 	Err error
+	// Warning marks what is legal but likely wrong (Scenario.Warnings): it is written
+	// "warning: " before the message, and does not stop a load.
+	Warning bool
 }
 
 func (e *Error) Error() string {
@@ -32,6 +35,9 @@ func (e *Error) Error() string {
 		b.WriteString(e.Path)
 	}
 	b.WriteString(": ")
+	if e.Warning {
+		b.WriteString("warning: ")
+	}
 	b.WriteString(e.Message)
 	return b.String()
 }

@@ -31,6 +31,10 @@ type Scenario struct {
 	Seeds int
 	// Expectations are the assertions the results must meet (Check).
 	Expectations []Expectation
+	// Warnings are what Load found legal but likely wrong, each at its place in the file:
+	// a workload's target that no route reaches, or that has no route back
+	// (scenarios.Config.RouteWarnings). simulate validate prints them.
+	Warnings []*Error
 	// Source names the text the scenario was loaded from, a path or NAME.yaml, with the
 	// overrides applied to it (With); Hash identifies that text (summary.json's
 	// scenario_hash).
@@ -141,6 +145,7 @@ func (d *decoder) decodeFile(n *yaml.Node, defaultName string) *Scenario {
 	cfg.ExternalActivators = d.externalActivators(m)
 	cfg.Timeline = d.timeline(m)
 	d.crashes(m, &cfg.Crashes)
+	d.resolveBrokerInstances(cfg)
 	limits := d.mapping(m.get("limits"), "limits", "limits")
 	limits.duration("max_time", &cfg.MaxTime)
 	var events int64
@@ -175,7 +180,9 @@ func (d *decoder) check(f *Scenario) {
 	if err := f.Config.Validate(cat); err != nil {
 		path := d.validatePath(err.Error())
 		d.add(d.at(path), path, err.Error(), err)
+		return
 	}
+	f.Warnings = d.routeWarnings(&f.Config, cat)
 }
 
 // at returns the node of path, or of its nearest ancestor that has one, or the file's.
@@ -214,7 +221,7 @@ func (o *objectPos) add(kind, name string, node *yaml.Node, path string) *object
 }
 
 // compileObject finds the objects model.Compile's errors name.
-var compileObject = regexp.MustCompile(`(instance|database|message type|contract|queue|service|broker priority|event notification|CONTRACT_NAME|LOCAL_SERVICE_NAME) ("(?:[^"\\]|\\.)*")`)
+var compileObject = regexp.MustCompile(`(instance|database|message type|contract|queue|service|broker priority|event notification|CONTRACT_NAME|LOCAL_SERVICE_NAME|route|MIRROR_ADDRESS|ADDRESS) ("(?:[^"\\]|\\.)*")`)
 
 // compileError places model.Compile's error at the innermost object it names.
 func (d *decoder) compileError(err error) {
@@ -237,13 +244,16 @@ var validateSections = map[string]string{"link": "links", "workload": "workloads
 
 // fieldKeys are the file's keys for the Config fields whose names do not become them in
 // snake case.
-var fieldKeys = map[string]string{"From": "from_service", "To": "to_service", "Target": "target_queue", "At": "at",
+var fieldKeys = map[string]string{"From": "from_service", "To": "to_service", "ToBrokerInstance": "to_broker_instance", "Target": "target_queue", "At": "at",
 	"Queue": "queue", "Mode": "mode"}
 
 // validatePath returns the path of what a Config.Validate error names.
 func (d *decoder) validatePath(msg string) string {
 	if m := validateSection.FindStringSubmatch(msg); m != nil {
 		path := validateSections[m[1]] + "[" + m[2] + "]"
+		if m[3] == "Route" {
+			return d.routeChangePath(path, msg)
+		}
 		if m[3] != "" {
 			if key, ok := fieldKeys[m[3]]; ok {
 				return join(path, key)

@@ -223,6 +223,7 @@ func (e *encoder) instance(in *model.Instance) *yaml.Node {
 		dbs.add(e.database(&in.Databases[i]))
 	}
 	m.setList("databases", dbs)
+	instanceRoutingNode(m, in)
 	return m.Node
 }
 
@@ -290,6 +291,7 @@ func (e *encoder) database(db *model.Database) *yaml.Node {
 		notifications.add(nm.Node)
 	}
 	m.setList("event_notifications", notifications)
+	databaseRoutingNode(m, db)
 	return m.Node
 }
 
@@ -398,6 +400,7 @@ func (e *encoder) broker(c model.Config) node {
 	m.duration("connection_idle_close", c.ConnectionIdleClose)
 	m.integer("transmission_object_bytes", int64(c.TransmissionObjectBytes))
 	m.duration("closed_target_retention", c.ClosedTargetRetention)
+	m.duration("route_retry_interval", c.RouteRetryInterval)
 	if c.StarvationAgingOff {
 		m.set("starvation_aging", onOffValue(false))
 	}

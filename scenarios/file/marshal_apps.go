@@ -75,6 +75,7 @@ func (e *encoder) applications(m node, cfg *scenarios.Config) {
 		wm.str("name", w.Name)
 		wm.set("from_service", strValue(w.From))
 		wm.set("to_service", strValue(w.To))
+		wm.str("to_broker_instance", w.ToBrokerInstance)
 		wm.str("contract", w.Contract)
 		wm.str("message_type", w.MessageType)
 		wm.integer("dialogs", int64(w.Dialogs))
@@ -144,6 +145,11 @@ func (e *encoder) applications(m node, cfg *scenarios.Config) {
 		cm.set("at", durationValue(c.At))
 		if c.Crash != nil {
 			e.crashChange(cm, c.Crash)
+			timeline.add(cm.Node)
+			continue
+		}
+		if rc := c.Route; rc != nil {
+			routeChangeNode(cm, rc)
 			timeline.add(cm.Node)
 			continue
 		}

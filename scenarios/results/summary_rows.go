@@ -111,6 +111,16 @@ type Instance struct {
 	Connections           []Connection     `json:"connections"`
 	// ConversationEndpoints is sys.conversation_endpoints at the end of the run.
 	ConversationEndpoints []Endpoint `json:"conversation_endpoints"`
+	// Routes is msdb's sys.routes at the end, Databases each database's broker instance
+	// and sys.routes.
+	Routes    []Route    `json:"routes"`
+	Databases []Database `json:"databases"`
+	// TransmissionQueue is sys.transmission_queue at the end, grouped.
+	TransmissionQueue []TransmissionQueueGroup `json:"transmission_queue"`
+	// DelayedConversations counts the endpoints delayed at the end, ConversationsDelayed
+	// the delays in the run (scenarios.InstanceResult).
+	DelayedConversations int   `json:"delayed_conversations"`
+	ConversationsDelayed int64 `json:"conversations_delayed"`
 	// DroppedWhileDown counts the packets the links could not deliver to the instance
 	// while it was down after a crash (G-13); left out when zero.
 	DroppedWhileDown int64 `json:"dropped_while_down,omitempty"`
@@ -328,6 +338,7 @@ func instances(res *scenarios.Result) []Instance {
 			TransmissionObjectBytes: r.TransmissionObjectBytes, EndpointStates: []StateCount{},
 			NotificationEndpoints: r.NotificationEndpoints, Counters: instanceCounters(r.Counters), Connections: []Connection{},
 			ConversationEndpoints: endpoints(res, r.Endpoints), DroppedWhileDown: r.DroppedWhileDown}
+		routeRows(&row, &r)
 		for _, sc := range r.EndpointStates {
 			row.EndpointStates = append(row.EndpointStates, StateCount{State: sc.State.String(), Count: sc.Count})
 		}

@@ -1,0 +1,81 @@
+package scenarios
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/sbsim/sbsim/model"
+)
+
+// DatabaseResult is one database at the end of the run: its broker instance
+// (service_broker_guid) and its sys.routes.
+type DatabaseResult struct {
+	Name           string
+	BrokerInstance string
+	Routes         []model.RouteRow
+}
+
+// TransmissionQueueGroup counts the rows of sys.transmission_queue left at the end that
+// share a database, a to_service_name and a transmission_status: how a user sees, in one
+// line, the messages of delayed conversations (model.TransmissionStatusNoRoute).
+type TransmissionQueueGroup struct {
+	Database           string
+	ToService          string
+	TransmissionStatus string
+	Rows               int
+}
+
+// routeResults fills an instance's row with its routes, its databases' routes, its
+// transmission queue by group and its delayed conversations at the end.
+func (w *world) routeResults(inst model.InstanceID, ir *InstanceResult) {
+	b := w.brokers[inst]
+	ir.Routes = b.Routes(model.Msdb)
+	for _, db := range w.cat.Instances[inst].Databases {
+		d := w.cat.Databases[db]
+		ir.Databases = append(ir.Databases, DatabaseResult{Name: d.Name, BrokerInstance: w.cat.BrokerInstance(d.Broker),
+			Routes: b.Routes(db)})
+	}
+	for _, r := range b.TransmissionQueue() {
+		// The row is in its endpoint's database: the sender's, or for a message that
+		// arrived and waits for an OFF queue (TXQ-4) the target's.
+		service := r.FromService
+		if ep, ok := b.Endpoint(r.ConversationHandle); ok {
+			service = ep.Service
+		}
+		g := TransmissionQueueGroup{ToService: w.cat.ServiceNames[r.ToService], TransmissionStatus: r.TransmissionStatus}
+		if service >= 0 {
+			g.Database = w.cat.Databases[w.cat.Services[service].Database].Name
+		}
+		i := slices.IndexFunc(ir.TransmissionQueue, func(x TransmissionQueueGroup) bool {
+			return x.Database == g.Database && x.ToService == g.ToService && x.TransmissionStatus == g.TransmissionStatus
+		})
+		if i < 0 {
+			ir.TransmissionQueue = append(ir.TransmissionQueue, g)
+			i = len(ir.TransmissionQueue) - 1
+		}
+		ir.TransmissionQueue[i].Rows++
+	}
+	slices.SortFunc(ir.TransmissionQueue, func(x, y TransmissionQueueGroup) int {
+		return cmp.Or(cmp.Compare(x.Database, y.Database), cmp.Compare(x.ToService, y.ToService),
+			cmp.Compare(x.TransmissionStatus, y.TransmissionStatus))
+	})
+	for _, ep := range ir.Endpoints {
+		if ep.Delayed {
+			ir.DelayedConversations++
+		}
+	}
+	if w.delayed != nil {
+		ir.ConversationsDelayed = w.delayed[inst]
+	}
+}
+
+// countDelayed counts the conversations of an instance that were delayed (RTE-2 step 7),
+// from its trace records: a conversation delayed, routed and delayed again counts twice.
+func (w *world) countDelayed(inst model.InstanceID, r *model.TraceRecord) {
+	if r.Kind == model.TraceDelayed {
+		if w.delayed == nil {
+			w.delayed = make([]int64, len(w.brokers))
+		}
+		w.delayed[inst]++
+	}
+}
