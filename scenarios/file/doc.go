@@ -1,6 +1,6 @@
 // Package file reads scenario files: a whole design in YAML (instances and their catalogs,
 // links and their faults, the broker's parameters, workloads, reader programs, activation,
-// a timeline of changes, run limits), the design question it answers and the expectations
+// a timeline of changes, crashes drawn at random, run limits), the design question it answers and the expectations
 // its results must meet. docs/scenario-files.md describes every key.
 //
 // Load and LoadFile decode and validate a file into a Scenario, reporting every problem
