@@ -223,6 +223,7 @@ func (m *monitor) sinceEmpty(now time.Duration) time.Duration {
 // TaskExited is the input that tells the broker an activated task has ended (ACT-8). A
 // task that never received is taken as failed (ACT-10, G-6).
 func (b *Broker) TaskExited(now time.Duration, id TaskID) error {
+	b.checkUp("TaskExited", now)
 	t := b.tasks[id]
 	if t == nil {
 		return fmt.Errorf("activated task %d is not running", id)
@@ -353,6 +354,7 @@ func (b *Broker) AlterQueueActivation(now time.Duration, queue QueueID, ch Activ
 	if err != nil {
 		return err
 	}
+	b.checkUp("ALTER QUEUE", now)
 	if ch.MaxQueueReaders != nil && (*ch.MaxQueueReaders < 0 || *ch.MaxQueueReaders > MaxQueueReadersLimit) {
 		return fmt.Errorf("ALTER QUEUE %q: MAX_QUEUE_READERS %d is outside 0..%d", b.cat.Queues[queue].Name, *ch.MaxQueueReaders, MaxQueueReadersLimit)
 	}

@@ -65,6 +65,15 @@ type Broker struct {
 	// transmission queue for an OFF target queue (txqRow.throughTXQ): while there are none,
 	// a same-instance arrival needs no look at its sender's row (TXQ-6).
 	rowsThroughTXQ int
+
+	// down is set from a crash to the restart, when the broker takes no input (G-13);
+	// crashedAt is when it last crashed, and crashing is set while the crash rolls back the
+	// open transactions. incarnation counts the crashes: a timer or a transaction of an
+	// earlier incarnation does nothing in this one (crash.go).
+	down        bool
+	crashing    bool
+	crashedAt   time.Duration
+	incarnation uint32
 }
 
 // Effects is what the inputs since the last Advance ask of the world.
@@ -111,11 +120,13 @@ const (
 )
 
 // Timer asks the world to call TimerFired at At. Timers are never cancelled: one that is no
-// longer needed does nothing when it fires.
+// longer needed does nothing when it fires. Incarnation is the broker's incarnation when
+// the timer was armed: a timer armed before a crash does nothing after the restart (G-13).
 type Timer struct {
-	At   time.Duration
-	Kind TimerKind
-	Key  uint64
+	At          time.Duration
+	Kind        TimerKind
+	Incarnation uint32
+	Key         uint64
 }
 
 // Counters are a broker's protocol counters.
@@ -140,6 +151,8 @@ type Counters struct {
 	SendsDropped           int64 // SENDs whose dialog failed before their commit
 	FragmentsForwarded     int64 // fragments passed on to the next hop (RTE-5)
 	AcksForwarded          int64 // dedicated acknowledgements passed on
+	Crashes                int64 // crashes of the instance (G-13)
+	Restarts               int64
 }
 
 // NewBroker returns the broker of instance id.
@@ -236,7 +249,7 @@ func (b *Broker) trace(r TraceRecord) {
 }
 
 func (b *Broker) timer(at time.Duration, kind TimerKind, key uint64) {
-	b.effects.Timers = append(b.effects.Timers, Timer{At: at, Kind: kind, Key: key})
+	b.effects.Timers = append(b.effects.Timers, Timer{At: at, Kind: kind, Key: key, Incarnation: b.incarnation})
 }
 
 func (b *Broker) nextID() uint64 {
@@ -388,6 +401,7 @@ func (b *Broker) fillBlock(now time.Duration, c *connection, s *scheduler) {
 // connection carries no other block (G-10); what waits meanwhile is chosen when the wire
 // frees, so the block holds what is most urgent then.
 func (b *Broker) WireFreeAt(now time.Duration, peer InstanceID, at time.Duration) {
+	b.checkUp("WireFreeAt", now)
 	b.now = now
 	c := b.conns[peer]
 	c.busy, c.freeAt = false, at
@@ -411,7 +425,11 @@ func (b *Broker) wireFree(now time.Duration, c *connection) bool {
 
 // TimerFired is the input for a timer the broker asked for.
 func (b *Broker) TimerFired(now time.Duration, t Timer) {
+	b.checkUp("TimerFired", now)
 	b.now = now
+	if t.Incarnation != b.incarnation {
+		return // armed before a crash: its state is gone (G-13)
+	}
 	switch t.Kind {
 	case TimerRetry:
 		if ep := b.endpoints[ConversationHandle(t.Key)]; ep != nil {

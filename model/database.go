@@ -40,6 +40,7 @@ func (b *Broker) localDatabase(db DatabaseID) (*databaseState, error) {
 // CreateBrokerPriority is CREATE BROKER PRIORITY in database db (PRI-1). It changes the
 // level of endpoints created from now on, never of existing ones (PRI-3).
 func (b *Broker) CreateBrokerPriority(now time.Duration, db DatabaseID, p BrokerPriority) error {
+	b.checkUp("CREATE BROKER PRIORITY", now)
 	d, err := b.localDatabase(db)
 	if err != nil {
 		return err
@@ -64,6 +65,7 @@ type BrokerPriorityChange struct {
 // AlterBrokerPriority is ALTER BROKER PRIORITY name FOR CONVERSATION SET (...): the clauses
 // given replace the priority's, the others stay. Existing endpoints keep their level (PRI-3).
 func (b *Broker) AlterBrokerPriority(now time.Duration, db DatabaseID, name string, change BrokerPriorityChange) error {
+	b.checkUp("ALTER BROKER PRIORITY", now)
 	d, err := b.localDatabase(db)
 	if err != nil {
 		return err
@@ -95,6 +97,7 @@ func (b *Broker) AlterBrokerPriority(now time.Duration, db DatabaseID, name stri
 
 // DropBrokerPriority is DROP BROKER PRIORITY name.
 func (b *Broker) DropBrokerPriority(now time.Duration, db DatabaseID, name string) error {
+	b.checkUp("DROP BROKER PRIORITY", now)
 	d, err := b.localDatabase(db)
 	if err != nil {
 		return err
@@ -116,6 +119,7 @@ func (b *Broker) BrokerPriorities(db DatabaseID) []BrokerPriority {
 // messages waiting keeps the transmit level it latched until its backlog empties (PRI-12,
 // G-26).
 func (b *Broker) SetHonorBrokerPriority(now time.Duration, db DatabaseID, on bool) error {
+	b.checkUp("ALTER DATABASE", now)
 	d, err := b.localDatabase(db)
 	if err != nil {
 		return err

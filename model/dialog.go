@@ -260,6 +260,7 @@ func (b *Broker) lifetimeExpired(now time.Duration, ep *endpoint) {
 // PacketArrived is the input for a packet from another instance. A corrupt packet fails
 // the integrity check: it is discarded, unacknowledged, and counted (PROTO-11).
 func (b *Broker) PacketArrived(now time.Duration, p *Packet, corrupt bool) {
+	b.checkUp("PacketArrived", now)
 	b.now = now
 	if p.To != b.id {
 		panic(fmt.Sprintf("model: instance %d got a packet for instance %d at t=%v", b.id, p.To, now))

@@ -31,10 +31,13 @@
 //   - Queue monitors and activation: internal activation of tasks up to MAX_QUEUE_READERS,
 //     and QUEUE_ACTIVATION event notifications for external activators.
 //
+//   - The crash and restart of an instance (Crash, Restart; G-13): what is durable
+//     survives, what is volatile is lost, and the open transactions roll back.
+//
 //   - Routing: sys.routes per database and in msdb, broker instance ids, delayed
 //     conversations (section 9 of the specification).
 //
-// What it leaves out: the crash and restart of an instance, dialog security, the transport between instances (package
+// What it leaves out: dialog security, the transport between instances (package
 // net/faulty stands in for it), the bodies of messages (only their types and sizes), and
 // the code of activated procedures (the caller runs a program for each task it is asked to
 // start). docs/dialog-protocol.md lists where the model departs from the specification,

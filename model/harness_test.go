@@ -202,6 +202,8 @@ func (w *world) step() {
 	switch {
 	case p.act != nil:
 		p.act()
+	case w.brokers[p.to].Down():
+		// A crashed instance takes no input: what reaches it while down is lost (G-13).
 	case p.packet != nil:
 		w.brokers[p.to].PacketArrived(w.now, p.packet, p.corrupt)
 		w.drain(p.to)

@@ -155,6 +155,7 @@ func (b *Broker) received(ep *endpoint, m queuedMessage) ReceivedMessage {
 // queue was OFF, held in the receiving transmission queue, move into the queue in order
 // when it is ON again (G-18).
 func (b *Broker) AlterQueueStatus(now time.Duration, queue QueueID, status QueueStatus) error {
+	b.checkUp("ALTER QUEUE", now)
 	q, err := b.localQueue(queue)
 	if err != nil {
 		return err

@@ -381,6 +381,7 @@ func (b *Broker) routes(db DatabaseID) (*routeTable, error) {
 // CreateRoute is CREATE ROUTE in a local database, or in msdb (Msdb). Conversations
 // already routed keep their route; delayed ones find it when they next try (G-28).
 func (b *Broker) CreateRoute(now time.Duration, db DatabaseID, r Route) error {
+	b.checkUp("CREATE ROUTE", now)
 	t, err := b.routes(db)
 	if err != nil {
 		return err
@@ -398,6 +399,7 @@ func (b *Broker) CreateRoute(now time.Duration, db DatabaseID, r Route) error {
 // AlterRoute is ALTER ROUTE name WITH ...: it replaces the route's clauses with r's (r.Name
 // is ignored); a new LIFETIME counts from now.
 func (b *Broker) AlterRoute(now time.Duration, db DatabaseID, name string, r Route) error {
+	b.checkUp("ALTER ROUTE", now)
 	t, err := b.routes(db)
 	if err != nil {
 		return err
@@ -416,6 +418,7 @@ func (b *Broker) AlterRoute(now time.Duration, db DatabaseID, name string, r Rou
 
 // DropRoute is DROP ROUTE name.
 func (b *Broker) DropRoute(now time.Duration, db DatabaseID, name string) error {
+	b.checkUp("DROP ROUTE", now)
 	t, err := b.routes(db)
 	if err != nil {
 		return err

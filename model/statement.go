@@ -49,6 +49,7 @@ const (
 // start checks that the transaction can run a statement, numbers it, and makes it the
 // transaction's current statement.
 func (t *Tx) start(now time.Duration, st statement) (*statement, error) {
+	t.checkIncarnation(statementNames[st.kind], now)
 	switch {
 	case t.done:
 		return nil, ErrTransactionEnded

@@ -101,13 +101,21 @@ const (
 	// waits, acknowledged, in the receiving database's transmission queue, and becomes
 	// ready (TraceMessageReady) when ALTER QUEUE sets the queue ON (TXQ-4, G-18).
 	TraceMessageHeld
+	// TraceInstanceCrashed: the instance crashed (G-13). The records of the transactions
+	// the crash rolled back and of the tasks it ended come just before it; Tx and Task are
+	// the last transaction and task ids of the incarnation that ended. No record of the
+	// instance follows until TraceInstanceRestarted.
+	TraceInstanceCrashed
+	// TraceInstanceRestarted: the crashed instance restarted (G-13); Tx and Task are as in
+	// TraceInstanceCrashed: nothing of the incarnation before may act after it.
+	TraceInstanceRestarted
 )
 
 var traceKindNames = [...]string{"", "sent", "fragment-sent", "fragment-stored", "fragment-duplicate",
 	"fragment-discarded", "packet-corrupt", "ready", "received", "row-removed", "state", "ack-sent", "scheduled",
 	"lock-acquired", "lock-released", "lock-wait", "deadlock", "returned", "committed", "rolled-back",
 	"savepoint-rolled-back", "queue-disabled", "task-started", "task-exited", "activation-failed", "monitor-receive",
-	"notification-sent", "notification-dropped", "activation-altered", "forgotten", "delayed", "routed", "forwarded", "held"}
+	"notification-sent", "notification-dropped", "activation-altered", "forgotten", "delayed", "routed", "forwarded", "held", "crashed", "restarted"}
 
 func (k TraceKind) String() string {
 	if int(k) < len(traceKindNames) && k != 0 {
@@ -238,6 +246,8 @@ func (r TraceRecord) String() string {
 		return fmt.Sprintf("%s %s no route", s, dir)
 	case TraceRouted:
 		return fmt.Sprintf("%s %s peer=i%d", s, dir, r.Peer)
+	case TraceInstanceCrashed, TraceInstanceRestarted:
+		return fmt.Sprintf("%s last-tx=%d last-task=%d", head, r.Tx, r.Task)
 	case TraceLockAcquired, TraceLockReleased, TraceDeadlock:
 		return fmt.Sprintf("%s tx%d %v", head, r.Tx, r.Group)
 	case TraceLockWait:

@@ -49,6 +49,8 @@ type Tx struct {
 	waitStore   wait
 	// task is the activated task whose session runs the transaction, zero for none.
 	task TaskID
+	// incarnation is the broker's when the transaction began: a crash ends it (G-13).
+	incarnation uint32
 	// cur is the statement running or waiting; completed points to it once it finished
 	// after waiting, for Result.
 	cur       statement
@@ -98,16 +100,18 @@ type savepoint struct {
 
 // Begin starts a transaction (BEGIN TRANSACTION).
 func (b *Broker) Begin(now time.Duration) *Tx {
+	b.checkUp("BEGIN TRANSACTION", now)
 	b.now = now
 	b.txCounter++
 	n := len(b.txPool)
 	if n == 0 {
-		return &Tx{id: TxID(b.txCounter), b: b, began: now, lockTimeout: -1}
+		return &Tx{id: TxID(b.txCounter), b: b, began: now, lockTimeout: -1, incarnation: b.incarnation}
 	}
 	t := b.txPool[n-1]
 	b.txPool = b.txPool[:n-1]
 	locks, undo, deferred := t.locks[:0], t.undo[:0], t.deferred[:0]
-	*t = Tx{id: TxID(b.txCounter), b: b, began: now, lockTimeout: -1, locks: locks, undo: undo, deferred: deferred}
+	*t = Tx{id: TxID(b.txCounter), b: b, began: now, lockTimeout: -1, locks: locks, undo: undo, deferred: deferred,
+		incarnation: b.incarnation}
 	return t
 }
 
@@ -171,6 +175,7 @@ func (t *Tx) Result(buf []ReceivedMessage) ([]ReceivedMessage, ConversationGroup
 // Commit is COMMIT TRANSACTION: the deferred statements take effect in order, the
 // received rows are gone for good, and every lock is released (LOCK-3).
 func (t *Tx) Commit(now time.Duration) error {
+	t.checkIncarnation("COMMIT", now)
 	switch {
 	case t.done:
 		return ErrTransactionEnded
@@ -226,6 +231,7 @@ func (b *Broker) commit(now time.Duration, t *Tx) {
 // dropped, and every lock is released (TXN-1, LOCK-3, INV-10). A transaction that had
 // received from a queue counts against it for poison detection (QUE-8, G-14).
 func (t *Tx) Rollback(now time.Duration) error {
+	t.checkIncarnation("ROLLBACK", now)
 	if t.done {
 		return ErrTransactionEnded
 	}
@@ -279,6 +285,9 @@ func (b *Broker) rollback(now time.Duration, t *Tx, sp *savepoint) {
 	if sp != nil {
 		return
 	}
+	if b.crashing {
+		poisoned = nil // a crash's rollback is no application's, and the poison counters are lost with it (G-13)
+	}
 	for _, q := range poisoned {
 		q.rollbacks++
 		if q.rollbacks >= poisonRollbacks && !b.cat.Queues[q.id].PoisonMessageHandlingOff && q.status == QueueOn {
@@ -328,6 +337,7 @@ func (b *Broker) finish(now time.Duration, t *Tx, kind TraceKind) {
 
 // Save is SAVE TRANSACTION name.
 func (t *Tx) Save(now time.Duration, name string) error {
+	t.checkIncarnation("SAVE TRANSACTION", now)
 	switch {
 	case t.done:
 		return ErrTransactionEnded
@@ -342,6 +352,7 @@ func (t *Tx) Save(now time.Duration, name string) error {
 // savepoint is undone, received rows go back to the queue, and every lock stays held
 // (TXN-3, LOCK-3). It does not count for poison detection (G-14).
 func (t *Tx) RollbackTo(now time.Duration, name string) error {
+	t.checkIncarnation("ROLLBACK TRANSACTION savepoint", now)
 	switch {
 	case t.done:
 		return ErrTransactionEnded

@@ -45,6 +45,10 @@ type outbound struct {
 	// the far side's receive window beyond it (G-21), or one loss would let the sender run
 	// ahead into fragments the receiver must drop.
 	ackedSeq SequenceNumber
+	// sentBeforeCrash is how far sentTo had come before the last crash (G-13): the far
+	// side may acknowledge what an earlier incarnation sent, which this one has not sent
+	// again yet. Only the assertion checkAckCovers reads it.
+	sentBeforeCrash fragmentRef
 }
 
 // fragmentRef names fragment f of message seq.
@@ -274,6 +278,10 @@ func checkRowRemoved(now time.Duration, ep *endpoint, r *txqRow, reason Reason, 
 // are those before sentTo.
 func checkAckCovers(now time.Duration, ep *endpoint, a *Ack) {
 	o := ep.out
+	if o.sentBeforeCrash != (fragmentRef{}) {
+		checkAckCoversAfterCrash(now, ep, a)
+		return
+	}
 	if r := o.liveRow(o.sentTo.seq); r != nil && o.sentTo.before(fragmentRef{a.Sequence, a.Fragment}) {
 		bug("endpoint %v: ack up to fragment %d of message %d, but fragment %d of message %d was never sent, at t=%v",
 			ep.handle, a.Fragment, a.Sequence, o.sentTo.f, o.sentTo.seq, now)
@@ -282,6 +290,27 @@ func checkAckCovers(now time.Duration, ep *endpoint, a *Ack) {
 		if r := o.liveRow(s.Sequence); r != nil && s.To > r.nextUnsent {
 			bug("endpoint %v: ack for fragments %d..%d of message %d, but fragment %d was never sent, at t=%v",
 				ep.handle, s.From, s.To-1, s.Sequence, r.nextUnsent, now)
+		}
+	}
+}
+
+// checkAckCoversAfterCrash is checkAckCovers once the instance has crashed: the fragments
+// ever sent are those before the later of sentTo and sentBeforeCrash, since first sends go
+// in (sequence, fragment) order in every incarnation.
+func checkAckCoversAfterCrash(now time.Duration, ep *endpoint, a *Ack) {
+	o := ep.out
+	limit := o.sentTo
+	if limit.before(o.sentBeforeCrash) {
+		limit = o.sentBeforeCrash
+	}
+	if r := o.liveRow(limit.seq); r != nil && limit.before(fragmentRef{a.Sequence, a.Fragment}) {
+		bug("endpoint %v: ack up to fragment %d of message %d, but no incarnation sent beyond fragment %d of message %d, at t=%v",
+			ep.handle, a.Fragment, a.Sequence, limit.f, limit.seq, now)
+	}
+	for _, s := range a.Selective {
+		if o.liveRow(s.Sequence) != nil && !(fragmentRef{s.Sequence, s.To - 1}).before(limit) {
+			bug("endpoint %v: ack for fragments %d..%d of message %d, but no incarnation sent beyond fragment %d of message %d, at t=%v",
+				ep.handle, s.From, s.To-1, s.Sequence, limit.f, limit.seq, now)
 		}
 	}
 }

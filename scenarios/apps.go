@@ -48,6 +48,10 @@ type dialogApp struct {
 // argument sends the next message of the dialog with that index.
 const beginNext = ^uint64(0)
 
+// beginAgain is the argument of a workload event that begins again a dialog whose BEGIN
+// DIALOG a crash rolled back while it waited, without scheduling the next.
+const beginAgain = ^uint64(0) - 1
+
 func (w *world) newWorkload(i int) (*workloadRun, error) {
 	cfg := &w.cfg.Workloads[i]
 	wl := &workloadRun{w: w, cfg: cfg, index: i}
@@ -67,8 +71,15 @@ func (w *world) newWorkload(i int) (*workloadRun, error) {
 }
 
 func (wl *workloadRun) HandleEvent(arg uint64) {
-	if arg == beginNext {
+	if wl.w.whileDown(wl.inst, wl, arg) {
+		return // the instance is down: the workload goes on at its restart
+	}
+	switch arg {
+	case beginNext:
 		wl.begin()
+		return
+	case beginAgain:
+		wl.beginDialog(wl.cfg.GroupSize > 1 && wl.group != 0)
 		return
 	}
 	wl.sendNext(wl.dialogs[arg], int(arg))
@@ -79,8 +90,19 @@ func (wl *workloadRun) HandleEvent(arg uint64) {
 // GROUP, DLG-2); BEGIN DIALOG then waits while the initiator's reader holds the group.
 func (wl *workloadRun) begin() {
 	w := wl.w
+	wl.beginDialog(wl.cfg.GroupSize > 1 && wl.attempts%wl.cfg.GroupSize != 0)
+	wl.attempts++
+	if wl.attempts < wl.cfg.Dialogs {
+		w.e.After(wl.cfg.Interarrival.Sample(wl.arrivals), wl, beginNext)
+	}
+}
+
+// beginDialog begins one dialog, in the current group when related, and sends what it
+// sends at once.
+func (wl *workloadRun) beginDialog(related bool) {
+	w := wl.w
 	opts := model.BeginDialogOptions{Lifetime: wl.cfg.Lifetime, ToBrokerInstance: wl.toBroker}
-	if wl.cfg.GroupSize > 1 && wl.attempts%wl.cfg.GroupSize != 0 {
+	if related {
 		opts.RelatedConversationGroup = wl.group
 	}
 	index, gap := -1, time.Duration(0)
@@ -88,16 +110,12 @@ func (wl *workloadRun) begin() {
 		t := b.Begin(w.now())
 		h, err := t.BeginDialog(w.now(), wl.from, wl.to, wl.contract, opts)
 		if err == model.ErrWaiting {
-			w.waiterOf[wl.inst][t.ID()] = &pendingBegin{wl: wl, t: t}
+			w.waiterOf[wl.inst][t.ID()] = &pendingBegin{wl: wl, t: t, epoch: w.epoch(wl.inst)}
 			return
 		}
 		index, gap = wl.started(b, t, h, err)
 	})
 	wl.sendAfter(index, gap)
-	wl.attempts++
-	if wl.attempts < wl.cfg.Dialogs {
-		w.e.After(wl.cfg.Interarrival.Sample(wl.arrivals), wl, beginNext)
-	}
 }
 
 // started carries on once BEGIN DIALOG has finished in t: it commits, and the dialog
@@ -130,6 +148,8 @@ type pendingBegin struct {
 	wl  *workloadRun
 	t   *model.Tx
 	err error
+	// epoch is its instance's epoch when it began: a crash since rolled it back.
+	epoch uint32
 }
 
 func (p *pendingBegin) statementCompleted(err error) {
@@ -138,6 +158,14 @@ func (p *pendingBegin) statementCompleted(err error) {
 }
 
 func (p *pendingBegin) HandleEvent(uint64) {
+	if w := p.wl.w; p.epoch != w.epoch(p.wl.inst) {
+		// It completed, then its instance crashed before it went on: the crash rolled it
+		// back, and the dialog begins again once the instance is up.
+		if !w.whileDown(p.wl.inst, p.wl, beginAgain) {
+			w.e.After(0, p.wl, beginAgain)
+		}
+		return
+	}
 	index, gap := -1, time.Duration(0)
 	p.wl.w.step(p.wl.inst, func(b *model.Broker) {
 		_, _, h := p.t.Result(nil)
@@ -170,7 +198,10 @@ func (wl *workloadRun) send(b *model.Broker, d *dialogApp) time.Duration {
 		size := int64(wl.cfg.Size.distribution().Sample(wl.sizes))
 		// A SEND that waits for the group's lock (the initiator's reader holds it) is sent
 		// when it gets it; its completion reports a failure then.
-		if err := b.Send(w.now(), d.initiator, wl.messageType, size); err != nil && err != model.ErrWaiting {
+		err := b.Send(w.now(), d.initiator, wl.messageType, size)
+		if err == model.ErrWaiting {
+			w.waitingStatement(wl.inst, b, &pendingStatement{wl: wl, d: d, epoch: w.epoch(wl.inst)})
+		} else if err != nil {
 			// The dialog failed (an Error arrived, the lifetime expired): stop sending.
 			wl.sendFails++
 			d.sent = wl.cfg.Messages
@@ -198,7 +229,11 @@ func (wl *workloadRun) end(b *model.Broker, d *dialogApp) {
 	if wl.cfg.EndWithError {
 		opts = model.EndOptions{WithError: true, ErrorCode: 50000}
 	}
-	if err := b.EndConversation(wl.w.now(), d.initiator, opts); err == nil || err == model.ErrWaiting {
+	err := b.EndConversation(wl.w.now(), d.initiator, opts)
+	if err == model.ErrWaiting {
+		wl.w.waitingStatement(wl.inst, b, &pendingStatement{wl: wl, d: d, end: true, epoch: wl.w.epoch(wl.inst)})
+	}
+	if err == nil || err == model.ErrWaiting {
 		wl.ended++
 	} else if !errors.Is(err, model.ErrHandleNotFound) {
 		wl.w.statementFailed(err)

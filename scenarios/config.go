@@ -32,6 +32,8 @@ type Config struct {
 	// ExternalActivators read QUEUE_ACTIVATION notifications and start readers (ACT-11).
 	ExternalActivators []ExternalActivator
 	Timeline           []Change
+	// Crashes draws crashes of instances at random (G-13), beside the timeline's.
+	Crashes RandomCrashes
 	// SampleInterval is how often every queue's state is recorded (Result.Queues);
 	// zero means DefaultSampleInterval.
 	SampleInterval time.Duration
@@ -179,6 +181,9 @@ type Change struct {
 	// Route, when set, makes the change CREATE, ALTER or DROP ROUTE instead: Queue,
 	// Status, Activation and Link are not used.
 	Route *RouteChange
+	// Crash, when set, makes the change a crash of an instance, restarted after a delay
+	// (G-13): Queue, Status, Activation, Link and Route are not used.
+	Crash *CrashChange
 }
 
 // LinkChange replaces the configuration of one or both directions of the link between
@@ -271,7 +276,19 @@ func (c *Config) Validate(cat *model.Catalog) error {
 	if err := c.validateLimits(); err != nil {
 		return err
 	}
+	if err := c.Crashes.validate(cat); err != nil {
+		return err
+	}
 	for i, ch := range c.Timeline {
+		if ch.Crash != nil {
+			if err := ch.Crash.validate(cat); err != nil {
+				return fmt.Errorf("timeline %d: %w", i, err)
+			}
+			if ch.At < 0 {
+				return fmt.Errorf("timeline %d: At %v is negative", i, ch.At)
+			}
+			continue
+		}
 		if ch.Route != nil {
 			if ch.Link != nil {
 				return fmt.Errorf("timeline %d: a change alters a route or a link, not both", i)

@@ -16,7 +16,16 @@
 //   - activation procedures (Procedure), which the queue monitors start as activated tasks
 //     up to MAX_QUEUE_READERS, and external activators (ExternalActivator), which read
 //     QUEUE_ACTIVATION notifications and start readers themselves;
-//   - a timeline (Change) of ALTER QUEUE statements: STATUS and ACTIVATION.
+//   - a timeline (Change) of ALTER QUEUE statements (STATUS and ACTIVATION), link changes,
+//     route changes and crashes of instances (CrashChange), and crashes drawn at random
+//     (RandomCrashes, from a stream of their own).
+//
+// A crash (G-13) crashes the instance's broker (model.Broker.Crash): the links deliver
+// nothing to it while it is down, its reader sessions and activated tasks die with their
+// transactions, and its workloads, ALTER QUEUE and route changes wait; at the restart its
+// static readers start again and what waited goes on, a workload's statement that the
+// crash rolled back while it waited for a lock included. Result.Crashes lists the crashes,
+// with when delivery to each instance resumed.
 //
 // With Config.CheckInvariants the checkers of model/invariant observe every trace record
 // and stop the run at the first violation (Result.Violation). They also hold the run to
@@ -48,8 +57,6 @@
 // with the question they answer and their expectations, applies -set overrides, and
 // embeds the library of design-validation scenarios; scenarios/batch runs many seeds and
 // parameter grids on several workers; scenarios/results writes what a run leaves.
-//
-// Not modelled: instance crashes.
 //
 // Usage:
 //

@@ -345,10 +345,11 @@ func (w *world) hasEndpoint(inst model.InstanceID, conv model.ConversationID, in
 	})
 }
 
-// healEverything heals every fault (Liveness.After): the links keep their latency, jitter
-// and bandwidth but lose, duplicate and corrupt nothing more, and have no capacity or down
-// window; every queue OFF is set ON.
+// healEverything heals every fault (Liveness.After): every crashed instance restarts; the
+// links keep their latency, jitter and bandwidth but lose, duplicate and corrupt nothing
+// more, and have no capacity or down window; every queue OFF is set ON.
 func (w *world) healEverything() {
+	w.healCrashes()
 	for _, p := range w.pairs {
 		for _, link := range []*faulty.Link[model.Packet]{p.pair.AToB, p.pair.BToA} {
 			if err := link.Reconfigure(healed(link.Config())); err != nil {

@@ -207,6 +207,35 @@ func runMetrics() []Metric {
 				}
 				return 1, ""
 			}},
+		{Name: "crashes", Takes: InstanceKey,
+			Doc: "crashes of instances (G-13); with an instance, of that one; no value in a world without crashes",
+			value: func(res *Result, s Subject) (float64, string) {
+				n := 0
+				for _, c := range res.Crashes {
+					if s.Instance == "" || c.Instance == s.Instance {
+						n++
+					}
+				}
+				if n == 0 {
+					return 0, "no crash"
+				}
+				return float64(n), ""
+			}},
+		{Name: "crash.resume", Unit: Duration, Takes: InstanceKey,
+			Doc: "the longest time from the restart of a crashed instance to the first message from another instance made ready on it: " +
+				"how long delivery to it takes to resume (G-13); with an instance, over its crashes",
+			value: func(res *Result, s Subject) (float64, string) {
+				longest, any := time.Duration(0), false
+				for _, c := range res.Crashes {
+					if d, ok := c.Resumed(); ok && (s.Instance == "" || c.Instance == s.Instance) {
+						longest, any = max(longest, d), true
+					}
+				}
+				if !any {
+					return 0, "no delivery resumed after a restart"
+				}
+				return float64(longest), ""
+			}},
 		{Name: MetricReopened,
 			Doc: "dialogs whose closed target endpoint was forgotten after ClosedTargetRetention and then re-created by a late arrival from the initiator, " +
 				"so that Service Broker delivers their messages again: the design finding of the fire-and-forget pattern under a long outage (G-16); " +

@@ -52,6 +52,7 @@ type session struct {
 	begun   bool         // it has started (an external reader waits out its start-up first)
 	exited  bool
 	crashed bool // a statement failed unexpectedly: the session is not restarted
+	dead    bool // it died with its instance (G-13): its events do nothing
 	t       *model.Tx
 	phase   sessionPhase
 	err     error // the outcome of the statement that completed
@@ -120,6 +121,9 @@ type statementWaiter interface {
 }
 
 func (s *session) statementCompleted(err error) {
+	if s.dead {
+		return
+	}
 	s.err = err
 	s.r.w.e.After(0, s, evCompleted)
 }
@@ -127,6 +131,12 @@ func (s *session) statementCompleted(err error) {
 // HandleEvent runs the session's next step as one input of its broker: the statements it
 // issues take effect together when it returns.
 func (s *session) HandleEvent(ev uint64) {
+	if !s.dead && s.broker().Down() {
+		s.kill() // started for an instance that is down: it never runs
+	}
+	if s.dead {
+		return
+	}
 	s.r.w.step(s.r.inst, func(*model.Broker) {
 		switch ev {
 		case evStart:

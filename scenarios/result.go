@@ -65,7 +65,10 @@ type Result struct {
 	FindingCount int
 	// Liveness says how the liveness phase went (INV-12), when Config.CheckInvariants is on.
 	Liveness LivenessResult
-	Trace    []model.TraceRecord
+	// Crashes lists the crashes of instances (G-13), in the order they happened; empty in a
+	// world without.
+	Crashes []CrashResult
+	Trace   []model.TraceRecord
 }
 
 // InstanceResult is one broker at the end of the run.
@@ -94,6 +97,9 @@ type InstanceResult struct {
 	// delayed in the run, from the trace: when invariants are checked or the trace kept.
 	DelayedConversations int
 	ConversationsDelayed int64
+	// DroppedWhileDown counts the packets the links could not deliver to the instance
+	// while it was down (G-13).
+	DroppedWhileDown int64
 }
 
 // StateCount is how many endpoints are in a state.
@@ -219,7 +225,8 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 		Latency: w.latency.summary(), Levels: w.levelResults(), StatementErrors: w.statementErrors,
 		FirstStatementError: w.firstStatementError, Readers: w.readerResults(), Queues: w.queueResults(),
 		Activators: w.activatorResults(), Series: w.series, InvariantsChecked: w.checker != nil, Violation: w.violation,
-		Trace: w.trace, MemoryLimit: w.memoryLimit, ServiceNames: w.cat.ServiceNames, BrokerInstances: w.cat.Brokers}
+		Trace: w.trace, MemoryLimit: w.memoryLimit, ServiceNames: w.cat.ServiceNames, BrokerInstances: w.cat.Brokers,
+		Crashes: slices.Clone(w.crashes)}
 	if w.checker != nil {
 		res.Findings, res.FindingCount = w.checker.Findings(), w.checker.FindingCount()
 		res.Liveness = w.liveness.cfg
@@ -228,6 +235,9 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 		ir := InstanceResult{Name: w.cat.Instances[i].Name, Counters: b.Counters(),
 			TransmissionQueueRows: len(b.TransmissionQueue()), TransmissionObjectBytes: b.TransmissionObjectBytes(),
 			Connections: b.Connections()}
+		if w.droppedWhileDown != nil {
+			ir.DroppedWhileDown = w.droppedWhileDown[i]
+		}
 		counts := map[model.EndpointState]int{}
 		ir.Endpoints = b.Endpoints()
 		for _, ep := range ir.Endpoints {

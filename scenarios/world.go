@@ -48,6 +48,16 @@ type world struct {
 
 	// memoryLimit is set when the run outgrew its memory budget (budget.go).
 	memoryLimit *MemoryLimit
+
+	// crashPlan lists the crashes to carry out, crashes those carried out (crash.go);
+	// epochs counts each instance's crashes, deferred holds by instance the applications'
+	// events that came while it was down, and droppedWhileDown counts by instance the
+	// packets the links could not deliver to it then. All stay nil without crashes.
+	crashPlan        []plannedCrash
+	crashes          []CrashResult
+	epochs           []uint32
+	deferred         [][]deferredEvent
+	droppedWhileDown []int64
 }
 
 type linkPair struct {
@@ -94,8 +104,11 @@ func build(cfg *Config, cat *model.Catalog, seed uint64) (*world, error) {
 		w.workloads = append(w.workloads, wl)
 	}
 	for i, ch := range cfg.Timeline {
-		w.e.Schedule(ch.At, changeEvent{w}, uint64(i))
+		if ch.Crash == nil {
+			w.e.Schedule(ch.At, changeEvent{w}, uint64(i))
+		}
 	}
+	w.planCrashes()
 	return w, nil
 }
 
@@ -197,7 +210,19 @@ func (w *world) buildLinks() error {
 // deliverTo returns the receiver of packets for instance to.
 func (w *world) deliverTo(to model.InstanceID) func(faulty.Delivery[model.Packet]) {
 	return func(d faulty.Delivery[model.Packet]) {
+		if w.brokers[to].Down() {
+			w.droppedWhileDown[to]++ // the instance is down: nothing reaches it (G-13)
+			return
+		}
+		if w.crashes == nil {
+			w.step(to, func(b *model.Broker) { b.PacketArrived(w.now(), &d.Packet, d.Corrupt) })
+			return
+		}
+		enqueued := w.brokers[to].Counters().MessagesEnqueued
 		w.step(to, func(b *model.Broker) { b.PacketArrived(w.now(), &d.Packet, d.Corrupt) })
+		if w.brokers[to].Counters().MessagesEnqueued > enqueued {
+			w.delivered(to)
+		}
 	}
 }
 
@@ -332,6 +357,9 @@ func (s *timerSlab) schedule(inst model.InstanceID, t model.Timer) {
 func (s *timerSlab) HandleEvent(i uint64) {
 	slot := s.slots[i]
 	s.free = append(s.free, uint32(i))
+	if s.w.brokers[slot.inst].Down() {
+		return // armed before the crash: a down instance takes no input (G-13)
+	}
 	s.w.step(slot.inst, func(b *model.Broker) { b.TimerFired(s.w.now(), slot.t) })
 }
 
@@ -341,6 +369,9 @@ type changeEvent struct{ w *world }
 func (c changeEvent) HandleEvent(i uint64) {
 	ch := c.w.cfg.Timeline[i]
 	if rc := ch.Route; rc != nil {
+		if inst, _, err := findRouteTable(c.w.cat, rc.Instance, rc.Database); err == nil && c.w.whileDown(inst, c, i) {
+			return // the route changes once the instance restarts
+		}
 		c.w.changeRoute(int(i), rc)
 		return
 	}
@@ -366,6 +397,9 @@ func (c changeEvent) HandleEvent(i uint64) {
 	}
 	q, _ := FindQueue(c.w.cat, ch.Queue)
 	inst := c.w.cat.Databases[c.w.cat.Queues[q].Database].Instance
+	if c.w.whileDown(inst, c, i) {
+		return // ALTER QUEUE waits for the instance to restart
+	}
 	if ch.Activation != nil {
 		c.w.step(inst, func(b *model.Broker) {
 			if err := b.AlterQueueActivation(c.w.now(), q, *ch.Activation); err != nil {

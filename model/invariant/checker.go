@@ -13,8 +13,12 @@
 // INV-10 (a rollback returns every row it received), PRI-15 (no fragment leaves below the
 // best effective level waiting for the same destination), PRI-14 (a forwarder passes
 // fragments on at level 5), RTE-5 (a forwarder never stores what it forwards), PROTO-2 (each
-// message sent gets the next sequence number of its dialog direction) and, at the end of a run whose faults
-// healed, INV-12 (everything sent was delivered and the transmission queues are empty).
+// message sent gets the next sequence number of its dialog direction), G-13 (nothing
+// volatile survives a crash: nothing is recorded while an instance is down, no lock is held
+// and no task runs past its crash, and after the restart no transaction or task of the
+// incarnation before acts and no retry goes of a fragment not sent since) and, at the end
+// of a run whose faults healed, INV-12 (everything sent was delivered and the transmission
+// queues are empty).
 // "Stored by the receiver" is what an acknowledgement needs (PROTO-9, G-20's "ack only
 // after the enqueue commits"): a fragment is stored in the target queue, or, while that
 // queue is OFF, in the receiving database's transmission queue, which G-18 acknowledges
@@ -120,6 +124,9 @@ type Checker struct {
 	// forwarders lists, per direction of a dialog, the instances that forwarded its
 	// fragments: none of them may store one (RTE-5).
 	forwarders map[direction][]model.InstanceID
+	// incarnations holds, by instance, what the checker knows of its crashes (G-13); it
+	// stays empty while no instance has crashed.
+	incarnations []incarnation
 }
 
 type direction struct {
@@ -158,6 +165,11 @@ type flow struct {
 	// endpoint: from then on the dialog runs a second time, as Service Broker runs it, and
 	// its messages are no longer checked against the first run (a design finding says so).
 	reopened bool
+	// incarnation is the number of restarts of the sending instance that firstSentTo
+	// counts from: every fragment before firstSentTo was sent, not as a retry, since
+	// (G-13).
+	incarnation uint32
+	firstSentTo fragment
 }
 
 // history keeps the last historyLength records of a conversation or a transaction, each
@@ -296,7 +308,12 @@ func (c *Checker) check(r model.TraceRecord) (string, string) {
 	if r.Kind != model.TraceMessageReceived {
 		c.result.open = false // the rows of one RECEIVE are consecutive records
 	}
+	if msg, rule := c.crashStep(r); msg != "" {
+		return msg, rule
+	}
 	switch r.Kind {
+	case model.TraceInstanceCrashed, model.TraceInstanceRestarted:
+		return "", ""
 	case model.TraceStateChanged:
 		c.stateChanged(r)
 		return c.level(r)

@@ -29,6 +29,7 @@ var rules = []Rule{
 	{ID: "PRI-14", Description: "a forwarder passes fragments on at level 5, whatever the dialog's level"},
 	{ID: "RTE-5", Description: "a forwarder never stores what it forwards: no reassembly, and only the destination acknowledges"},
 	{ID: "PROTO-2", Description: "each message sent gets the next sequence number of its dialog direction"},
+	{ID: "G-13", Description: "nothing volatile survives a crash: no record while down, no lock or task past the crash, nothing of the old incarnation after the restart"},
 	{ID: "INV-12", Description: "once the faults healed, everything sent was delivered and the transmission queues emptied within the liveness bound", AtEnd: true},
 }
 

@@ -129,6 +129,12 @@ func (d *decoder) timeline(top *mapping) []scenarios.Change {
 		if !m.duration("at", &c.At) && !m.has("at") && m.present() {
 			d.errorf(n, join(path, "at"), "the change needs an at")
 		}
+		if m.has("crash") {
+			c.Crash = d.crashChange(m, path, n)
+			m.done()
+			out = append(out, c)
+			return
+		}
 		if c.Route = d.routeChange(m, path); c.Route != nil {
 			m.done()
 			out = append(out, c)
@@ -241,7 +247,11 @@ func (d *decoder) checkReferences(f *Scenario, cat *model.Catalog) {
 			d.errorf(d.at(join(path, "procedure")), join(path, "procedure"), "procedure %q is not in procedures (defined: %s)", a.Procedure, listOrNone(procs))
 		}
 	}
+	d.checkCrashes(cfg, cat)
 	for i, c := range cfg.Timeline {
+		if c.Crash != nil {
+			continue
+		}
 		if c.Route != nil {
 			d.checkRouteChange(cat, i, c.Route)
 			continue

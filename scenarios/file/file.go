@@ -144,6 +144,7 @@ func (d *decoder) decodeFile(n *yaml.Node, defaultName string) *Scenario {
 	cfg.Procedures = d.procedures(m)
 	cfg.ExternalActivators = d.externalActivators(m)
 	cfg.Timeline = d.timeline(m)
+	d.crashes(m, &cfg.Crashes)
 	d.resolveBrokerInstances(cfg)
 	limits := d.mapping(m.get("limits"), "limits", "limits")
 	limits.duration("max_time", &cfg.MaxTime)
@@ -263,6 +264,9 @@ func (d *decoder) validatePath(msg string) string {
 	}
 	if field, ok := strings.CutPrefix(msg, "broker config: "); ok {
 		return join("broker", snake(strings.Fields(field)[0]))
+	}
+	if field, ok := strings.CutPrefix(msg, "Crashes: "); ok {
+		return join("crashes", snake(strings.Fields(field)[0]))
 	}
 	if strings.HasPrefix(msg, "SampleInterval") {
 		return "sample_interval"

@@ -41,7 +41,7 @@ func (f *Scenario) Marshal() ([]byte, error) {
 // sections are the top-level keys that begin a part of the file; Marshal puts a blank line
 // before each.
 var sections = []string{"instances:", "links:", "broker:", "workloads:", "readers:", "procedures:",
-	"external_activators:", "timeline:", "limits:", "expect:"}
+	"external_activators:", "timeline:", "crashes:", "limits:", "expect:"}
 
 // spaceSections puts a blank line before each section. A line that starts in column one
 // is a top-level key: the encoder indents everything else, block scalars included.
@@ -193,6 +193,7 @@ func (e *encoder) file(f *Scenario) *yaml.Node {
 		m.set("broker", b.Node)
 	}
 	e.applications(m, cfg)
+	e.crashes(m, cfg.Crashes)
 	limits := newMap(true)
 	limits.duration("max_time", cfg.MaxTime)
 	limits.integer("max_events", int64(min(cfg.MaxEvents, 1<<63-1)))

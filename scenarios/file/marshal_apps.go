@@ -143,6 +143,11 @@ func (e *encoder) applications(m node, cfg *scenarios.Config) {
 	for i, c := range cfg.Timeline {
 		cm := newMap(true)
 		cm.set("at", durationValue(c.At))
+		if c.Crash != nil {
+			e.crashChange(cm, c.Crash)
+			timeline.add(cm.Node)
+			continue
+		}
 		if rc := c.Route; rc != nil {
 			routeChangeNode(cm, rc)
 			timeline.add(cm.Node)

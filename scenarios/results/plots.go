@@ -3,6 +3,7 @@ package results
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,9 +62,13 @@ func writePlots(f *Folder, cdf []CDFRow, rows []SeriesRow) ([]string, error) {
 	if lines := linkLines(rows); len(lines) > 0 {
 		todo = append(todo, named{LinkCountersPlot, func() (*plot.Plot, error) { return plots.LinkCounters(lines) }})
 	}
+	down := downtimes(rows)
 	var paths []string
 	for _, t := range todo {
 		p, err := t.draw()
+		if err == nil && t.base != LatencyCDFPlot {
+			err = plots.MarkDowntimes(p, down) // the plots over time shade when an instance was down (G-13)
+		}
 		if err != nil {
 			return paths, fmt.Errorf("plot %s: %w", t.base, err)
 		}
@@ -273,5 +278,25 @@ func uniqueBase(base string, taken map[string]bool) string {
 		out = base + "-" + strconv.Itoa(i)
 	}
 	taken[out] = true
+	return out
+}
+
+// downtimes returns the spans when an instance was down, from the rows of its down metric
+// (1 at a crash, 0 at the restart), in time order; none in a world without crashes.
+func downtimes(rows []SeriesRow) []plots.Downtime {
+	var out []plots.Downtime
+	open := map[string]int{} // by instance, the span not yet closed
+	for _, r := range rows {
+		if r.Kind != KindInstance || r.Metric != "down" {
+			continue
+		}
+		if i, ok := open[r.Subject]; ok && r.Value == 0 {
+			out[i].To = r.TimeS
+			delete(open, r.Subject)
+		} else if !ok && r.Value == 1 {
+			open[r.Subject] = len(out)
+			out = append(out, plots.Downtime{Instance: r.Subject, From: r.TimeS, To: math.Inf(1)})
+		}
+	}
 	return out
 }

@@ -82,6 +82,12 @@ func seriesRows(res *scenarios.Result) []SeriesRow {
 		add(t, KindInstance, s.Instance, "fragments_retransmitted", s.Retransmitted)
 		add(t, KindInstance, s.Instance, "duplicates_discarded", s.DupsDiscarded)
 	}
+	for _, c := range res.Crashes { // only a world with crashes has these rows (G-13)
+		add(seconds(c.CrashedAt), KindInstance, c.Instance, "down", 1)
+		if c.Restarted {
+			add(seconds(c.RestartsAt), KindInstance, c.Instance, "down", 0)
+		}
+	}
 	// Each kind's rows are in time order already, and the kinds were added in order: a
 	// stable sort by time alone keeps kind, subject and metric order at each instant.
 	slices.SortStableFunc(rows, func(a, b SeriesRow) int {

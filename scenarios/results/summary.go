@@ -52,6 +52,8 @@ type Summary struct {
 	Instances     []Instance     `json:"instances"`
 	Workloads     []Workload     `json:"workloads"`
 	Conversations []Conversation `json:"conversations"`
+	// Crashes lists the crashes of instances (G-13); left out in a world without.
+	Crashes []Crash `json:"crashes,omitempty"`
 
 	Invariants   Invariants `json:"invariants"`
 	Expectations []Verdict  `json:"expectations"`
@@ -122,7 +124,7 @@ func NewSummary(res *scenarios.Result, name, hash string, verdicts []Verdict) Su
 		Latency: latency(res.Latency), StatementErrors: res.StatementErrors, FirstStatementError: res.FirstStatementError,
 		Levels: levels(res.Levels), Queues: queues(res.Queues), Readers: readers(res.Readers),
 		Activators: activators(res.Activators), Links: links(res.Links), Instances: instances(res),
-		Workloads: workloads(res.Workloads), Conversations: conversations(res.Conversations),
+		Workloads: workloads(res.Workloads), Conversations: conversations(res.Conversations), Crashes: crashes(res.Crashes),
 		Invariants: invariants(res), Expectations: append([]Verdict{}, verdicts...),
 		Metrics: MetricValues(scenarios.Measures(res)),
 	}

@@ -121,6 +121,32 @@ type Instance struct {
 	// the delays in the run (scenarios.InstanceResult).
 	DelayedConversations int   `json:"delayed_conversations"`
 	ConversationsDelayed int64 `json:"conversations_delayed"`
+	// DroppedWhileDown counts the packets the links could not deliver to the instance
+	// while it was down after a crash (G-13); left out when zero.
+	DroppedWhileDown int64 `json:"dropped_while_down,omitempty"`
+}
+
+// Crash is one crash of an instance (G-13): when it crashed and restarted, and how long
+// after the restart delivery to it resumed (null when none did).
+type Crash struct {
+	Instance   string   `json:"instance"`
+	CrashedAtS float64  `json:"crashed_at_s"`
+	RestartAtS float64  `json:"restart_at_s"`
+	Restarted  bool     `json:"restarted"`
+	ResumeS    *float64 `json:"resume_after_restart_s"`
+}
+
+func crashes(in []scenarios.CrashResult) []Crash {
+	var out []Crash
+	for _, c := range in {
+		row := Crash{Instance: c.Instance, CrashedAtS: seconds(c.CrashedAt), RestartAtS: seconds(c.RestartsAt), Restarted: c.Restarted}
+		if d, ok := c.Resumed(); ok {
+			s := seconds(d)
+			row.ResumeS = &s
+		}
+		out = append(out, row)
+	}
+	return out
 }
 
 // Endpoint is a row of sys.conversation_endpoints (model.ConversationEndpoint); ids are
@@ -197,6 +223,9 @@ type InstanceCounters struct {
 	// forwards nothing (RTE-5).
 	FragmentsForwarded int64 `json:"fragments_forwarded,omitempty"`
 	AcksForwarded      int64 `json:"acks_forwarded,omitempty"`
+	// Crashes and Restarts are left out when zero: a world without crashes (G-13).
+	Crashes  int64 `json:"crashes,omitempty"`
+	Restarts int64 `json:"restarts,omitempty"`
 }
 
 // Connection is a broker's adjacent-broker connection to one peer
@@ -308,7 +337,7 @@ func instances(res *scenarios.Result) []Instance {
 		row := Instance{Instance: r.Name, TransmissionQueueRows: r.TransmissionQueueRows,
 			TransmissionObjectBytes: r.TransmissionObjectBytes, EndpointStates: []StateCount{},
 			NotificationEndpoints: r.NotificationEndpoints, Counters: instanceCounters(r.Counters), Connections: []Connection{},
-			ConversationEndpoints: endpoints(res, r.Endpoints)}
+			ConversationEndpoints: endpoints(res, r.Endpoints), DroppedWhileDown: r.DroppedWhileDown}
 		routeRows(&row, &r)
 		for _, sc := range r.EndpointStates {
 			row.EndpointStates = append(row.EndpointStates, StateCount{State: sc.State.String(), Count: sc.Count})
@@ -339,7 +368,7 @@ func instanceCounters(c model.Counters) InstanceCounters {
 		FragmentsDiscarded: c.FragmentsDiscarded, AcksSent: c.AcksSent, AcksPiggybacked: c.AcksPiggybacked,
 		EndpointsCreated: c.EndpointsCreated, EndpointsDeleted: c.EndpointsDeleted, Commits: c.Commits,
 		Rollbacks: c.Rollbacks, Deadlocks: c.Deadlocks, PoisonDisables: c.PoisonDisables, SendsDropped: c.SendsDropped,
-		FragmentsForwarded: c.FragmentsForwarded, AcksForwarded: c.AcksForwarded}
+		FragmentsForwarded: c.FragmentsForwarded, AcksForwarded: c.AcksForwarded, Crashes: c.Crashes, Restarts: c.Restarts}
 }
 
 func workloads(in []scenarios.WorkloadResult) []Workload {

@@ -126,6 +126,8 @@ var kindFields = [...]field{
 	model.TraceRouted:              fPeer | fConversation | fFromInitiator,
 	model.TraceForwarded:           fPeer | fConversation | fFromInitiator | fSequence | fFragment | fFragments | fPriority | fScheduling,
 	model.TraceMessageHeld:         fPeer | fConversation | fFromInitiator | fSequence | fMessageType | fBytes | fSentAt | fGroup,
+	model.TraceInstanceCrashed:     fTx | fTask,
+	model.TraceInstanceRestarted:   fTx | fTask,
 }
 
 // fieldsOf returns the fields of r's kind, or, for a kind not in kindFields, those that are
