@@ -43,6 +43,9 @@ type Broker struct {
 	msdb        routeTable
 	forwards    []*endpoint
 	forwardHeld int64
+	// moved maps the address of mirrored databases that failed over to their mirror's
+	// (PrincipalMoved); nil while none did.
+	moved map[InstanceID]InstanceID
 
 	groups     map[ConversationGroupID]*group // this instance's conversation groups
 	txCounter  uint64

@@ -104,6 +104,9 @@ type endpoint struct {
 	// or received. receiveFrag is the next fragment of message receiveSeq expected.
 	receiveSeq  SequenceNumber
 	receiveFrag int32
+	// mirror is the MIRROR_ADDRESS of the route the endpoint took, farInstance when none:
+	// where it goes when its principal fails over (PrincipalMoved).
+	mirror InstanceID
 
 	// out and in are the two halves of the transmission object: nil until first used, and
 	// once their buffers are empty they keep at most idleCapacity entries of room.

@@ -440,7 +440,7 @@ func (b *Broker) ensureRouted(now time.Duration, ep *endpoint) {
 		}
 		return
 	}
-	ep.routed, ep.local, ep.farInstance = true, h.local, h.instance
+	ep.routed, ep.local, ep.farInstance, ep.mirror = true, h.local, h.instance, h.mirror
 	if h.local {
 		ep.farLocal = h.service
 	}

@@ -53,6 +53,9 @@ func (b *Broker) arrivalRoute(now time.Duration, name ServiceName, broker Broker
 	if !known {
 		return 0, false, false
 	}
+	if m, ok := b.cat.Instance(r.MirrorAddress); ok && b.principalAt(id) == m {
+		id = m
+	}
 	return id, id == b.id, true
 }
 

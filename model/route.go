@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -456,6 +457,8 @@ type hop struct {
 	local    bool
 	service  ServiceID // the local target, when local
 	instance InstanceID
+	// mirror is the MIRROR_ADDRESS of the route taken, or instance when it has none.
+	mirror InstanceID
 }
 
 // routeTo finds where a conversation of database db sends to service (broker, zero when
@@ -477,7 +480,8 @@ func (b *Broker) routeTo(now time.Duration, db DatabaseID, service ServiceName, 
 
 // hopFor turns the chosen route into a hop: LOCAL finds the service here (RTE-7), an
 // address is the next instance, TRANSPORT takes the instance from the service's name
-// (tcp://INSTANCE:port/...). The principal of a mirrored route is its ADDRESS.
+// (tcp://INSTANCE:port/...). A mirrored route leads to its ADDRESS, or to its
+// MIRROR_ADDRESS once the principal has failed over there (PrincipalMoved).
 func (b *Broker) hopFor(r Route, name string, broker BrokerID, db DatabaseID) (hop, bool) {
 	var addr string
 	switch r.Address {
@@ -497,7 +501,54 @@ func (b *Broker) hopFor(r Route, name string, broker BrokerID, db DatabaseID) (h
 		s, ok := b.localService(name, broker, db)
 		return hop{local: true, service: s, instance: b.id}, ok
 	}
-	return hop{instance: id}, true
+	h := hop{instance: id, mirror: id}
+	if r.MirrorAddress != "" {
+		h.mirror, _ = b.cat.Instance(r.MirrorAddress)
+		if b.principalAt(id) == h.mirror {
+			h.instance = h.mirror
+		}
+	}
+	return h, true
+}
+
+// principalAt returns where the databases that were at address answer now: there, or the
+// mirror they failed over to.
+func (b *Broker) principalAt(address InstanceID) InstanceID {
+	if b.moved != nil {
+		if to, ok := b.moved[address]; ok {
+			return to
+		}
+	}
+	return address
+}
+
+// PrincipalMoved tells the broker that the mirrored databases at address from failed over
+// to their mirror at to (database mirroring: the mirror holds every committed change of its
+// principal and takes over its broker instance). Dialogs routed to from by a route whose
+// MIRROR_ADDRESS is to go there from now on, and so do the dialogs routed later (RTE-3); a
+// dialog whose route names no mirror keeps sending to from, where nothing answers any more.
+func (b *Broker) PrincipalMoved(now time.Duration, from, to InstanceID) {
+	b.now = now
+	if b.moved == nil {
+		b.moved = map[InstanceID]InstanceID{}
+	}
+	b.moved[from] = to
+	for _, h := range slices.Sorted(maps.Keys(b.endpoints)) {
+		ep := b.endpoints[h]
+		if ep.deleted || !ep.routed || ep.local || ep.farInstance != from || ep.mirror != to {
+			continue
+		}
+		if ep.scheduled {
+			b.sched[from].remove(ep)
+		}
+		ep.farInstance = to
+		b.trace(TraceRecord{At: now, Kind: TraceRouted, Peer: to, Conversation: ep.conv, FromInitiator: ep.isInitiator})
+		b.makeReady(ep)
+		if ep.in != nil && ep.in.ackOwed && !ep.in.ackListed {
+			b.owe(now, ep)
+		}
+	}
+	b.pump(now)
 }
 
 // transportInstance reads the instance out of a service name used as a TRANSPORT address:

@@ -18,9 +18,17 @@ import (
 // sessions and activated tasks are gone (their transactions rolled back), and the
 // workloads that send from it wait; at the restart its static readers start again and the
 // workloads go on.
+//
+// With FailoverTo, the instance's databases are mirrored to that instance, a standby host
+// with no database of its own, and fail over to it: the broker restarts there after
+// RestartAfter, with everything committed (synchronous mirroring), and answers at that
+// address from then on, while nothing answers at its own any more. Dialogs whose route
+// names the standby as MIRROR_ADDRESS follow it (RTE-3); the others keep sending to the
+// old address, in vain.
 type CrashChange struct {
 	Instance     string
 	RestartAfter time.Duration
+	FailoverTo   string
 }
 
 // RandomCrashes draws crashes at random: from Start until Until, one every Interval (the
@@ -66,6 +74,9 @@ func (c CrashResult) Resumed() (time.Duration, bool) {
 type plannedCrash struct {
 	at, downtime time.Duration
 	inst         model.InstanceID
+	// failover is the standby the instance fails over to, when failing is set.
+	failover model.InstanceID
+	failing  bool
 	// timeline is the timeline entry's index, -1 for a drawn crash.
 	timeline int
 }
@@ -109,6 +120,9 @@ func (r RandomCrashes) validate(cat *model.Catalog) error {
 	return nil
 }
 
+// Validate checks a timeline entry's crash against the catalog.
+func (c *CrashChange) Validate(cat *model.Catalog) error { return c.validate(cat) }
+
 // validate checks a timeline entry's crash.
 func (c *CrashChange) validate(cat *model.Catalog) error {
 	if _, ok := cat.Instance(c.Instance); !ok {
@@ -116,6 +130,17 @@ func (c *CrashChange) validate(cat *model.Catalog) error {
 	}
 	if c.RestartAfter <= 0 {
 		return fmt.Errorf("crash of %s: RestartAfter %v is not positive: a crashed instance restarts", c.Instance, c.RestartAfter)
+	}
+	if c.FailoverTo != "" {
+		m, ok := cat.Instance(c.FailoverTo)
+		switch {
+		case !ok:
+			return fmt.Errorf("crash of %s: FailoverTo: instance %q does not exist", c.Instance, c.FailoverTo)
+		case c.FailoverTo == c.Instance:
+			return fmt.Errorf("crash of %s: FailoverTo is the instance itself", c.Instance)
+		case len(cat.Instances[m].Databases) > 0:
+			return fmt.Errorf("crash of %s: FailoverTo: %s has databases of its own; a mirror host must be a standby with none", c.Instance, c.FailoverTo)
+		}
 	}
 	return nil
 }
@@ -128,7 +153,8 @@ func crashesOf(cfg *Config, cat *model.Catalog, draw func(d sim.Distribution) ti
 	for i, ch := range cfg.Timeline {
 		if c := ch.Crash; c != nil {
 			inst, _ := cat.Instance(c.Instance)
-			all = append(all, plannedCrash{at: ch.At, downtime: c.RestartAfter, inst: inst, timeline: i})
+			m, failing := cat.Instance(c.FailoverTo)
+			all = append(all, plannedCrash{at: ch.At, downtime: c.RestartAfter, inst: inst, timeline: i, failover: m, failing: failing})
 		}
 	}
 	if r := cfg.Crashes; r.enabled() && draw != nil {
@@ -185,6 +211,18 @@ func (w *world) planCrashes() {
 	if len(w.crashPlan) == 0 {
 		return
 	}
+	w.failingOver = map[model.InstanceID]model.InstanceID{}
+	for _, c := range w.crashPlan {
+		if c.failing && w.host == nil {
+			w.host, w.at = make([]model.InstanceID, len(w.brokers)), make([]int32, len(w.brokers))
+			for i := range w.host {
+				w.host[i], w.at[i] = model.InstanceID(i), int32(i)
+			}
+		}
+		if c.failing {
+			w.at[c.failover] = -1 // a standby: nothing answers there before the failover
+		}
+	}
 	w.deferred = make([][]deferredEvent, len(w.brokers))
 	w.epochs = make([]uint32, len(w.brokers))
 	w.droppedWhileDown = make([]int64, len(w.brokers))
@@ -225,6 +263,9 @@ func (w *world) crash(c plannedCrash) {
 	clear(w.waiterOf[c.inst])
 	w.crashes = append(w.crashes, CrashResult{Instance: w.cat.Instances[c.inst].Name, CrashedAt: w.now(), RestartsAt: w.now() + c.downtime,
 		ResumedAt: -1})
+	if c.failing {
+		w.failingOver[c.inst] = c.failover
+	}
 	w.e.After(c.downtime, restartEvent{w}, uint64(c.inst))
 }
 
@@ -235,7 +276,14 @@ func (w *world) restart(inst model.InstanceID) {
 	if !w.brokers[inst].Down() {
 		return
 	}
+	if to, ok := w.failingOver[inst]; ok {
+		delete(w.failingOver, inst)
+		w.failOver(inst, to)
+	}
 	w.step(inst, func(b *model.Broker) { b.Restart(w.now()) })
+	for _, m := range w.moves {
+		w.step(inst, func(b *model.Broker) { b.PrincipalMoved(w.now(), m.from, m.to) })
+	}
 	for i := range w.crashes {
 		if c := &w.crashes[i]; c.Instance == w.cat.Instances[inst].Name && !c.Restarted {
 			c.Restarted, c.RestartsAt = true, w.now()
@@ -386,4 +434,47 @@ func (w *world) delivered(inst model.InstanceID) {
 			return
 		}
 	}
+}
+
+// A mirrored instance's failover (CrashChange.FailoverTo).
+
+// principalMove is a failover the brokers were told of: the databases at from answer at to.
+type principalMove struct{ from, to model.InstanceID }
+
+// failOver moves the broker of inst to the host of its standby, to: from now on it sends
+// over to's links and answers at to's address, and nothing answers at inst's (its host is
+// gone). Every broker up is told (the others are at their restart), so that the dialogs
+// whose routes name the mirror follow it.
+func (w *world) failOver(inst, to model.InstanceID) {
+	w.host[inst], w.at[to], w.at[inst] = to, int32(inst), -1
+	for peer := range w.brokers {
+		if p := model.InstanceID(peer); p != to && p != inst {
+			l := w.links[to][p]
+			w.brokers[inst].SetConnectDelay(p, l.Config().LatencyFixed+w.links[p][to].Config().LatencyFixed)
+		}
+	}
+	w.moves = append(w.moves, principalMove{inst, to})
+	for i, b := range w.brokers {
+		if i != int(inst) && !b.Down() {
+			w.step(model.InstanceID(i), func(b *model.Broker) { b.PrincipalMoved(w.now(), inst, to) })
+		}
+	}
+}
+
+// hostOf returns the host whose links a broker's packets take: its own, or its standby's
+// after a failover.
+func (w *world) hostOf(inst model.InstanceID) model.InstanceID {
+	if w.host == nil {
+		return inst
+	}
+	return w.host[inst]
+}
+
+// brokerAt returns the broker that answers at an address, or -1 for none (a standby before
+// its failover, a host after its broker moved away).
+func (w *world) brokerAt(address model.InstanceID) int32 {
+	if w.at == nil {
+		return int32(address)
+	}
+	return w.at[address]
 }

@@ -58,6 +58,14 @@ type world struct {
 	epochs           []uint32
 	deferred         [][]deferredEvent
 	droppedWhileDown []int64
+	// host and at map brokers to the hosts whose links they use and addresses to the
+	// brokers that answer there, once a failover is planned (nil otherwise: each instance is
+	// its own host); failingOver holds the standby of each instance down for a failover,
+	// moves the failovers done.
+	host        []model.InstanceID
+	at          []int32
+	failingOver map[model.InstanceID]model.InstanceID
+	moves       []principalMove
 }
 
 type linkPair struct {
@@ -208,12 +216,15 @@ func (w *world) buildLinks() error {
 }
 
 // deliverTo returns the receiver of packets for instance to.
-func (w *world) deliverTo(to model.InstanceID) func(faulty.Delivery[model.Packet]) {
+func (w *world) deliverTo(address model.InstanceID) func(faulty.Delivery[model.Packet]) {
 	return func(d faulty.Delivery[model.Packet]) {
-		if w.brokers[to].Down() {
-			w.droppedWhileDown[to]++ // the instance is down: nothing reaches it (G-13)
+		at := w.brokerAt(address)
+		if at < 0 || w.brokers[at].Down() {
+			w.droppedWhileDown[address]++ // the instance is down: nothing reaches it (G-13)
 			return
 		}
+		to := model.InstanceID(at) // another than address once a broker failed over there
+		d.Packet.To = to
 		if w.crashes == nil {
 			w.step(to, func(b *model.Broker) { b.PacketArrived(w.now(), &d.Packet, d.Corrupt) })
 			return
@@ -266,7 +277,9 @@ func (w *world) carryOut(inst model.InstanceID, blocks []wireNote) []wireNote {
 		w.observe(&eff.Trace[i])
 	}
 	for _, p := range eff.Transmit {
-		link := w.links[inst][p.To]
+		host := w.hostOf(inst)
+		link := w.links[host][p.To]
+		p.From = host // the address the far side answers
 		link.Send(p, p.Size())
 		if p.HoldsConnection {
 			blocks = append(blocks, wireNote{p.To, link.WireFreeAt()})

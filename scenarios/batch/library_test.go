@@ -56,6 +56,8 @@ func TestLibraryExpectationsFailWhenTheBehaviourChanges(t *testing.T) {
 		// A WAN a hundred times wider: no backlog at the gateway, no retry storm, and the
 		// urgent orders arrive at once (RTE-5, PRI-14 cost nothing without a bottleneck).
 		{"branch-gateway", [][2]string{{"bandwidth: 250000", "bandwidth: 25000000"}}},
+		// A route without MIRROR_ADDRESS: the Shop keeps sending to the dead principal (RTE-3).
+		{"mirror-failover", [][2]string{{", mirror_address: WarehouseMirror}", "}"}}},
 		// Without the crash (G-13) nothing waits for a restart.
 		{"target-crash", [][2]string{{"  - {at: 5s, crash: Warehouse, restart_after: 30s}\n", ""}}},
 	} {

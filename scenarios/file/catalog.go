@@ -34,8 +34,8 @@ func (d *decoder) instances(m *mapping) []model.Instance {
 		})
 		d.instanceRouting(im, &in, obj)
 		im.done()
-		if im.present() && len(in.Databases) == 0 {
-			d.errorf(n, join(path, "databases"), "the instance %q needs a database", in.Name)
+		if im.present() && len(in.Databases) == 0 && !in.Forwarding.Enabled {
+			d.bare = append(d.bare, bareInstance{in.Name, join(path, "databases"), n}) // a failover's standby?
 		}
 		out = append(out, in)
 	})

@@ -1,6 +1,8 @@
 package file
 
 import (
+	"slices"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/sbsim/sbsim/model"
@@ -8,10 +10,12 @@ import (
 )
 
 // crashChange decodes a timeline change that crashes an instance (G-13):
-// {at: 30s, crash: B, restart_after: 20s}.
+// {at: 30s, crash: B, restart_after: 20s}, and a mirrored instance's failover to its
+// standby host, {at: 30s, crash: B, restart_after: 10s, failover_to: B2}.
 func (d *decoder) crashChange(m *mapping, path string, n *yaml.Node) *scenarios.CrashChange {
 	c := &scenarios.CrashChange{}
 	m.name("crash", &c.Instance)
+	m.str("failover_to", &c.FailoverTo)
 	if !m.duration("restart_after", &c.RestartAfter) && !m.has("restart_after") {
 		d.errorf(n, join(path, "restart_after"), "a crash needs restart_after: a crashed instance restarts (G-13)")
 	}
@@ -51,11 +55,19 @@ func (d *decoder) crashes(top *mapping, out *scenarios.RandomCrashes) {
 
 // checkCrashes checks the instances the crashes name, each at its place in the file.
 func (d *decoder) checkCrashes(cfg *scenarios.Config, cat *model.Catalog) {
+	for _, b := range d.bare {
+		if !slices.ContainsFunc(cfg.Timeline, func(c scenarios.Change) bool { return c.Crash != nil && c.Crash.FailoverTo == b.name }) {
+			d.errorf(b.node, b.path, "the instance %q needs a database, unless it forwards (forwarding: {enabled: true}) or is the standby a crash fails over to (failover_to)", b.name)
+		}
+	}
 	for i, c := range cfg.Timeline {
 		if c.Crash != nil {
 			if _, ok := cat.Instance(c.Crash.Instance); !ok {
 				path := join(index("timeline", i), "crash")
 				d.errorf(d.at(path), path, "instance %q does not exist", c.Crash.Instance)
+			} else if err := c.Crash.Validate(cat); err != nil && c.Crash.FailoverTo != "" {
+				path := join(index("timeline", i), "failover_to")
+				d.errorf(d.at(path), path, "%v", err)
 			}
 		}
 	}
@@ -71,6 +83,9 @@ func (d *decoder) checkCrashes(cfg *scenarios.Config, cat *model.Catalog) {
 func (e *encoder) crashChange(cm node, c *scenarios.CrashChange) {
 	cm.set("crash", strValue(c.Instance))
 	cm.set("restart_after", durationValue(c.RestartAfter))
+	if c.FailoverTo != "" {
+		cm.set("failover_to", strValue(c.FailoverTo))
+	}
 }
 
 // crashes encodes the crashes key, when the scenario draws any.

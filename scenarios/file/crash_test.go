@@ -72,3 +72,22 @@ func TestG13_CrashKeysAreValidated(t *testing.T) {
 		})
 	}
 }
+
+// A failover (failover_to, RTE-3 and G-13) loads, is written back, and names a standby
+// without databases, at its place in the file.
+func TestRTE3_FailoverKeyLoadsRoundTripsAndIsValidated(t *testing.T) {
+	standby := crashBase + "  - name: B2\n    databases: []\n"
+	f, err := Load("c.yaml", []byte(standby+"timeline:\n  - {at: 30s, crash: B, restart_after: 10s, failover_to: B2}\n"))
+	require.NoError(t, err)
+	want := []scenarios.Change{{At: 30 * time.Second, Crash: &scenarios.CrashChange{Instance: "B", RestartAfter: 10 * time.Second, FailoverTo: "B2"}}}
+	assert.Equal(t, want, f.Config.Timeline)
+	out, err := f.Marshal()
+	require.NoError(t, err)
+	g, err := Load("c.yaml", out)
+	require.NoError(t, err, "written:\n%s", out)
+	assert.Equal(t, want, g.Config.Timeline, "written:\n%s", out)
+
+	_, err = Load("c.yaml", []byte(crashBase+"timeline:\n  - {at: 30s, crash: B, restart_after: 10s, failover_to: A}\n"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `timeline[0].failover_to: crash of B: FailoverTo: A has databases of its own`)
+}

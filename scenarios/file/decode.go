@@ -31,6 +31,15 @@ type decoder struct {
 	objects *objectPos
 	// activations are the queues' ACTIVATION clauses, checked against the procedures.
 	activations []activationRef
+	// bare are the instances without a database that do not forward: each must be the
+	// standby of a failover (failover_to), checked once the timeline is known.
+	bare []bareInstance
+}
+
+// bareInstance is an instance without a database, where the file declares it.
+type bareInstance struct {
+	name, path string
+	node       *yaml.Node
 }
 
 func newDecoder(file string) *decoder {

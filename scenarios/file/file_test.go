@@ -271,7 +271,7 @@ var badFiles = []struct {
 		[]string{`bad.yaml:8:44: expect[0].workload: workload "w" does not exist`}},
 	{"no instances", "name: t\n", []string{`bad.yaml:1:1: instances: the scenario needs instances`}},
 	{"an instance without a database", "instances: [{name: A}]\n",
-		[]string{`bad.yaml:1:13: instances[0].databases: the instance "A" needs a database`}},
+		[]string{`bad.yaml:1:13: instances[0].databases: the instance "A" needs a database, unless it forwards`}},
 	{"a queue without a name", strings.Replace(base, "{name: Q}", "{status: on}", 1),
 		[]string{`bad.yaml:6:18: instances[0].databases[0].queues[0].name: the queue needs a name`}},
 	{"not YAML", "name: [t\n", []string{`bad.yaml:1: not valid YAML: did not find expected`}},
