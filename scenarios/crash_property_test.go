@@ -21,13 +21,17 @@ import (
 // in flight and retries pending, each of a random instance, down for up to MaxDownMs; or,
 // with Random, the same drawn at run time by Config.Crashes. With Gateway, every dialog
 // between two instances of a world without routes of its own goes through a forwarding
-// gateway (RTE-5), which may crash too, while it holds fragments.
+// gateway (RTE-5), which may crash too, while it holds fragments. With Failover, the first
+// crash of the timeline is a mirrored instance failing over to a standby host, which every
+// route to it names as MIRROR_ADDRESS (RTE-3); the world then declares routes (through the
+// gateway when it had none).
 type crashSpec struct {
 	Count     int // 1 to 4
 	WindowMs  int
 	MaxDownMs int
 	Random    bool
 	Gateway   bool
+	Failover  bool
 }
 
 func (s crashSpec) String() string {
@@ -53,11 +57,53 @@ func (s crashSpec) apply(cfg Config, seed uint64) Config {
 	}
 	r := rand.New(rand.NewPCG(seed, 2))
 	cfg.Timeline = append([]Change(nil), cfg.Timeline...)
+	first := len(cfg.Timeline)
 	for range s.Count {
 		cfg.Timeline = append(cfg.Timeline, Change{At: time.Duration(r.Int64N(int64(window))),
 			Crash: &CrashChange{Instance: cfg.Instances[r.IntN(len(cfg.Instances))].Name,
 				RestartAfter: minDowntime + time.Duration(r.Int64N(int64(down)))}})
 	}
+	if s.Failover {
+		cfg = mirrored(cfg, first)
+	}
+	return cfg
+}
+
+// mirrored makes the crash at timeline index i a failover of its instance to a new standby
+// host, and names the standby as MIRROR_ADDRESS in every route to the instance. A world
+// without routes of its own goes through the gateway first, so that its routes can name a
+// mirror; a forwarder, which has no database to mirror, does not fail over.
+func mirrored(cfg Config, i int) Config {
+	if !declaresRoutes(cfg) {
+		cfg = viaGateway(cfg)
+	}
+	c := *cfg.Timeline[i].Crash
+	in := slices.IndexFunc(cfg.Instances, func(in model.Instance) bool { return in.Name == c.Instance })
+	if len(cfg.Instances[in].Databases) == 0 {
+		return cfg
+	}
+	standby := c.Instance + "-mirror"
+	c.FailoverTo = standby
+	cfg.Timeline[i].Crash = &c
+	cfg.Instances = slices.Clone(cfg.Instances)
+	name := func(routes []model.Route) []model.Route {
+		routes = slices.Clone(routes)
+		for k := range routes {
+			if routes[k].Address == c.Instance {
+				routes[k].MirrorAddress = standby
+			}
+		}
+		return routes
+	}
+	for k := range cfg.Instances {
+		x := &cfg.Instances[k]
+		x.Routes = name(x.Routes)
+		x.Databases = slices.Clone(x.Databases)
+		for d := range x.Databases {
+			x.Databases[d].Routes = name(x.Databases[d].Routes)
+		}
+	}
+	cfg.Instances = append(cfg.Instances, model.Instance{Name: standby})
 	return cfg
 }
 
@@ -127,6 +173,7 @@ func genCrashSpec() gopter.Gen {
 		"MaxDownMs": gen.IntRange(1, 120_000),
 		"Random":    gen.Bool(),
 		"Gateway":   gen.Bool(),
+		"Failover":  gen.Bool(),
 	})
 }
 
