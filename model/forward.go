@@ -69,6 +69,12 @@ func (b *Broker) passOn(now time.Duration, f *Fragment) bool {
 	switch {
 	case !ok:
 		b.discard(now, f, ReasonNoRoute)
+	case local && broker != 0 && !b.hosts(broker):
+		// msdb sends it here (AutoCreatedLocal, say), but it is for a broker instance that is
+		// not one of this instance's databases: a forwarder without the route on. It is
+		// dropped unacknowledged, so that its sender sends it again (RTE-5): acknowledging it
+		// as a dialog this side forgot would lose it.
+		b.discard(now, f, ReasonNoRoute)
 	case local:
 		return false
 	case !b.cat.Instances[b.id].Forwarding.Enabled:
@@ -155,6 +161,12 @@ func (b *Broker) traceForwarded(now time.Duration, s *scheduler, ep *endpoint) {
 		FromInitiator: f.FromInitiator, Sequence: f.Sequence, Fragment: f.Index, Fragments: int32(f.Hops), Priority: ep.txLevel,
 		Effective:   uint8(effectiveLevel(&b.cfg, ep.txLevel.Level(), ep.readySince, now)),
 		BestWaiting: uint8(s.bestWaiting(&b.cfg, now))})
+}
+
+// hosts reports whether a broker instance is one of this instance's databases.
+func (b *Broker) hosts(broker BrokerID) bool {
+	db := DatabaseID(broker - 1)
+	return broker > 0 && int(db) < len(b.cat.Databases) && b.cat.Databases[db].Instance == b.id
 }
 
 // passOnAck forwards a dedicated acknowledgement for a dialog this instance has no endpoint

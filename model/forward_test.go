@@ -186,3 +186,36 @@ func TestRTE5_AChainOfForwarders(t *testing.T) {
 		assert.Equal(t, int64(9+3), w.brokers[w.instanceNamed(name)].Counters().FragmentsForwarded, name)
 	}
 }
+
+// RTE-5: a forwarder whose msdb lacks the way back (AutoCreatedLocal catches the reply) does
+// not acknowledge what is not for one of its databases: it drops it, the target keeps its
+// reply and sends it again, and the reply arrives once the route back exists.
+func TestRTE5_AForwarderWithoutTheRouteBackDropsRepliesUnacknowledged(t *testing.T) {
+	in := forwardingInstances("F")
+	in[1].Routes = in[1].Routes[:1] // only the way on
+	w := newWorldOf(t, Config{}, in)
+	f, b := w.instanceNamed("F"), w.instanceNamed("B")
+	h := w.begin("Initiator", "Target", "RequestReply", BeginDialogOptions{})
+	require.NoError(t, w.send(instA, h, "Request", 100))
+	w.runUntil(time.Second)
+	ep, ok := w.endpointOf(b, conversationOf(w, h), false)
+	require.True(t, ok)
+	require.NoError(t, w.send(b, ep.ConversationHandle, "Reply", 100))
+	w.runUntil(30 * time.Second)
+
+	assert.Len(t, w.brokers[b].TransmissionQueue(), 1, "the reply is not acknowledged by the forwarder")
+	var noRoute int
+	for _, r := range w.records(f, TraceFragmentDiscarded) {
+		if r.Reason == ReasonNoRoute {
+			noRoute++
+		}
+	}
+	assert.Positive(t, noRoute)
+
+	require.NoError(t, w.brokers[f].CreateRoute(w.now, Msdb, Route{Name: "back", ServiceName: "Initiator", Address: "A"}))
+	w.drain(f)
+	w.runUntil(w.now + 2*time.Minute)
+	back, _ := w.brokers[instA].Endpoint(h)
+	assert.Equal(t, 1, back.ReadyMessages, "the reply arrives once the route back exists")
+	assert.Empty(t, w.brokers[b].TransmissionQueue())
+}

@@ -279,6 +279,9 @@ func (c *Config) Validate(cat *model.Catalog) error {
 	if err := c.Crashes.validate(cat); err != nil {
 		return err
 	}
+	if err := c.validateStandbys(); err != nil {
+		return err
+	}
 	for i, ch := range c.Timeline {
 		if ch.Crash != nil {
 			if err := ch.Crash.validate(cat); err != nil {

@@ -123,6 +123,35 @@ func (r RandomCrashes) validate(cat *model.Catalog) error {
 // Validate checks a timeline entry's crash against the catalog.
 func (c *CrashChange) Validate(cat *model.Catalog) error { return c.validate(cat) }
 
+// validateStandbys checks the failovers' standby hosts: each takes over one instance, and
+// a standby does not crash of its own (the instance it hosts after the failover does, on
+// it). A standby down when its principal fails, or hosting two brokers, is not modelled.
+func (c *Config) validateStandbys() error {
+	of := map[string]string{}
+	for i, ch := range c.Timeline {
+		if ch.Crash == nil || ch.Crash.FailoverTo == "" || ch.Crash.FailoverTo == ch.Crash.Instance {
+			continue // the crash's own check says what is wrong with the last
+		}
+		if prev, ok := of[ch.Crash.FailoverTo]; ok && prev != ch.Crash.Instance {
+			return fmt.Errorf("timeline %d: crash of %s: FailoverTo: %s is already the standby of %s; a standby takes over one instance",
+				i, ch.Crash.Instance, ch.Crash.FailoverTo, prev)
+		}
+		of[ch.Crash.FailoverTo] = ch.Crash.Instance
+	}
+	for i, ch := range c.Timeline {
+		if ch.Crash != nil && of[ch.Crash.Instance] != "" {
+			return fmt.Errorf("timeline %d: crash of %s: it is the standby of %s; crash %s, which it hosts after the failover",
+				i, ch.Crash.Instance, of[ch.Crash.Instance], of[ch.Crash.Instance])
+		}
+	}
+	for _, name := range c.Crashes.Instances {
+		if p := of[name]; p != "" {
+			return fmt.Errorf("Crashes: %s is the standby of %s and does not crash of its own", name, p)
+		}
+	}
+	return nil
+}
+
 // validate checks a timeline entry's crash.
 func (c *CrashChange) validate(cat *model.Catalog) error {
 	if _, ok := cat.Instance(c.Instance); !ok {

@@ -88,3 +88,22 @@ func TestG13_FailoverToIsValidated(t *testing.T) {
 		assert.Contains(t, err.Error(), tt.want)
 	}
 }
+
+// A standby takes over one instance and does not crash of its own: two failovers onto one
+// standby, and a crash of a standby, are refused before the run.
+func TestG13_AStandbyTakesOverOneInstanceAndDoesNotCrash(t *testing.T) {
+	twice := mirroredWorld(false)
+	twice.Timeline = append(twice.Timeline, Change{At: 20 * time.Second, Crash: &CrashChange{Instance: "A", RestartAfter: time.Second, FailoverTo: "B2"}})
+	_, err := Run(twice, 1)
+	require.ErrorContains(t, err, "B2 is already the standby of B")
+
+	down := mirroredWorld(false)
+	down.Timeline = append(down.Timeline, Change{At: 40 * time.Second, Crash: &CrashChange{Instance: "B2", RestartAfter: time.Second}})
+	_, err = Run(down, 1)
+	require.ErrorContains(t, err, "crash of B2: it is the standby of B; crash B")
+
+	random := mirroredWorld(false)
+	random.Crashes = RandomCrashes{Instances: []string{"A", "B2"}, Until: time.Minute, Interval: sim.Fixed(10 * time.Second), Downtime: sim.Fixed(time.Second)}
+	_, err = Run(random, 1)
+	require.ErrorContains(t, err, "B2 is the standby of B and does not crash")
+}

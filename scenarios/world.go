@@ -219,8 +219,12 @@ func (w *world) buildLinks() error {
 func (w *world) deliverTo(address model.InstanceID) func(faulty.Delivery[model.Packet]) {
 	return func(d faulty.Delivery[model.Packet]) {
 		at := w.brokerAt(address)
-		if at < 0 || w.brokers[at].Down() {
-			w.droppedWhileDown[address]++ // the instance is down: nothing reaches it (G-13)
+		switch {
+		case at < 0: // nothing answers there: a standby before its failover, a host left
+			w.droppedWhileDown[address]++
+			return
+		case w.brokers[at].Down():
+			w.droppedWhileDown[at]++ // the instance is down: nothing reaches it (G-13)
 			return
 		}
 		to := model.InstanceID(at) // another than address once a broker failed over there
