@@ -107,3 +107,23 @@ func TestG13_AStandbyTakesOverOneInstanceAndDoesNotCrash(t *testing.T) {
 	_, err = Run(random, 1)
 	require.ErrorContains(t, err, "B2 is the standby of B and does not crash")
 }
+
+// RTE-5 in the series: a forwarder's samples count what it forwarded and what it holds.
+func TestRTE5_TheSeriesCountWhatAForwarderPassesOn(t *testing.T) {
+	cfg := throughputThroughGateway(20, 5)
+	cfg.CheckInvariants = true
+	res, err := Run(cfg, 1)
+	require.NoError(t, err)
+	require.Nil(t, res.Violation)
+	var last InstanceSample
+	for _, s := range res.Series.Instances {
+		if s.Instance == "G" {
+			assert.True(t, s.Forwarder)
+			last = s
+		} else {
+			assert.False(t, s.Forwarder, s.Instance)
+		}
+	}
+	assert.GreaterOrEqual(t, last.Forwarded, int64(100), "every message's fragment went through G")
+	assert.Zero(t, last.ForwardHeldBytes, "nothing held once the run drained")
+}

@@ -48,11 +48,15 @@ type LinkSample struct {
 }
 
 // InstanceSample is one instance at one instant: fragments sent and retransmitted, and
-// copies discarded as duplicates, so far.
+// copies discarded as duplicates, so far; for an instance with MESSAGE_FORWARDING on
+// (Forwarder), the fragments it forwarded so far and the bytes it holds for forwarding at
+// the instant (RTE-5).
 type InstanceSample struct {
 	At                                          time.Duration
 	Instance                                    string
 	FragmentsSent, Retransmitted, DupsDiscarded int64
+	Forwarder                                   bool
+	Forwarded, ForwardHeldBytes                 int64
 }
 
 // sampleWorld records the world-level series at the current instant.
@@ -77,7 +81,8 @@ func (w *world) sampleWorld() {
 	for i, b := range w.brokers {
 		c := b.Counters()
 		w.series.Instances = append(w.series.Instances, InstanceSample{At: now, Instance: w.cat.Instances[i].Name,
-			FragmentsSent: c.FragmentsSent, Retransmitted: c.FragmentsRetransmitted, DupsDiscarded: c.DuplicatesDiscarded})
+			FragmentsSent: c.FragmentsSent, Retransmitted: c.FragmentsRetransmitted, DupsDiscarded: c.DuplicatesDiscarded,
+			Forwarder: w.cat.Instances[i].Forwarding.Enabled, Forwarded: c.FragmentsForwarded, ForwardHeldBytes: b.ForwardHeldBytes()})
 	}
 }
 

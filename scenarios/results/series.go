@@ -81,6 +81,10 @@ func seriesRows(res *scenarios.Result) []SeriesRow {
 		add(t, KindInstance, s.Instance, "fragments_sent", s.FragmentsSent)
 		add(t, KindInstance, s.Instance, "fragments_retransmitted", s.Retransmitted)
 		add(t, KindInstance, s.Instance, "duplicates_discarded", s.DupsDiscarded)
+		if s.Forwarder { // only an instance with MESSAGE_FORWARDING on has these rows (RTE-5)
+			add(t, KindInstance, s.Instance, "fragments_forwarded", s.Forwarded)
+			add(t, KindInstance, s.Instance, "forward_held_bytes", s.ForwardHeldBytes)
+		}
 	}
 	for _, c := range res.Crashes { // only a world with crashes has these rows (G-13)
 		add(seconds(c.CrashedAt), KindInstance, c.Instance, "down", 1)
