@@ -100,7 +100,7 @@ func TestRTE4_WithoutForwardingAMessageForElsewhereIsDropped(t *testing.T) {
 }
 
 // RTE-6 and G-27: a fragment makes at most HopBudget hops; a forwarding loop ends.
-func TestRTE6_AForwardingLoopEnds(t *testing.T) {
+func TestRTE6_G27_AForwardingLoopEnds(t *testing.T) {
 	in := forwardingInstances("F1", "F2")
 	in[2].Routes[0].Address = "F1" // F2 sends Target back to F1: a loop
 	w := newWorldOf(t, Config{}, in)

@@ -287,7 +287,7 @@ func TestRTE1_ATargetWithoutARouteBackCannotAcknowledge(t *testing.T) {
 // RTE-7 and G-29: a LOCAL route delivers on this instance: to the broker instance's
 // database when the dialog names one, otherwise to the conversation's own database first,
 // then the other databases by ascending id.
-func TestG29_LocalDeliveryLooksInTheConversationsDatabaseFirst(t *testing.T) {
+func TestRTE7_G29_LocalDeliveryLooksInTheConversationsDatabaseFirst(t *testing.T) {
 	in := testInstances()
 	db2 := in[0].Databases[0]
 	db2.Name = "dbA2"
