@@ -189,7 +189,6 @@ func (b *Broker) queueRow(now time.Duration, ep *endpoint, mt MessageTypeID, byt
 	if ep.out.empty() {
 		ep.txLevel = b.transmitLevel(ep)
 	}
-	b.ensureRouted(now, ep)
 	b.useTransmissionObject(ep)
 	seq := ep.sendSeq
 	ep.sendSeq++
