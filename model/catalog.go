@@ -273,13 +273,7 @@ func (c *Catalog) NameOf(s ServiceID) ServiceName { return c.Services[s].NameID 
 
 // internServiceName returns the interned identifier of name, adding it if new.
 func (c *Catalog) internServiceName(name string) ServiceName {
-	if id, ok := c.nameByName[name]; ok {
-		return id
-	}
-	id := ServiceName(len(c.ServiceNames))
-	c.ServiceNames = append(c.ServiceNames, name)
-	c.nameByName[name] = id
-	return id
+	return intern(&c.ServiceNames, c.nameByName, name)
 }
 
 // Contract returns the contract called name.

@@ -145,12 +145,17 @@ func (c *Catalog) compileEventNotifications(pending []pendingNotification) error
 }
 
 func (c *Catalog) internMessageType(name string) MessageTypeID {
-	if id, ok := c.messageTypeByName[name]; ok {
+	return intern(&c.MessageTypes, c.messageTypeByName, name)
+}
+
+// intern returns the identifier of name among names, adding it if new.
+func intern[ID ~int32](names *[]string, ids map[string]ID, name string) ID {
+	if id, ok := ids[name]; ok {
 		return id
 	}
-	id := MessageTypeID(len(c.MessageTypes))
-	c.MessageTypes = append(c.MessageTypes, name)
-	c.messageTypeByName[name] = id
+	id := ID(len(*names))
+	*names = append(*names, name)
+	ids[name] = id
 	return id
 }
 

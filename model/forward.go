@@ -42,21 +42,8 @@ func (b *Broker) arrivalRoute(now time.Duration, name ServiceName, broker Broker
 		}
 		return 0, false, false
 	}
-	addr := r.Address
-	switch addr {
-	case RouteLocal:
-		return b.id, true, true
-	case RouteTransport:
-		addr = transportInstance(service)
-	}
-	id, known := b.cat.Instance(addr)
-	if !known {
-		return 0, false, false
-	}
-	if m, ok := b.cat.Instance(r.MirrorAddress); ok && b.principalAt(id) == m {
-		id = m
-	}
-	return id, id == b.id, true
+	next, _, ok = b.addressOf(r, service)
+	return next, ok && next == b.id, ok
 }
 
 // passOn handles a fragment from another instance for a dialog this instance has no

@@ -478,37 +478,44 @@ func (b *Broker) routeTo(now time.Duration, db DatabaseID, service ServiceName, 
 	return b.hopFor(r, name, broker, db)
 }
 
-// hopFor turns the chosen route into a hop: LOCAL finds the service here (RTE-7), an
-// address is the next instance, TRANSPORT takes the instance from the service's name
-// (tcp://INSTANCE:port/...). A mirrored route leads to its ADDRESS, or to its
-// MIRROR_ADDRESS once the principal has failed over there (PrincipalMoved).
+// hopFor turns the chosen route into a hop: to a service of this instance (RTE-7), or to
+// the next instance (addressOf).
 func (b *Broker) hopFor(r Route, name string, broker BrokerID, db DatabaseID) (hop, bool) {
-	var addr string
-	switch r.Address {
-	case RouteLocal:
-		s, ok := b.localService(name, broker, db)
-		return hop{local: true, service: s, instance: b.id}, ok
-	case RouteTransport:
-		addr = transportInstance(name)
-	default:
-		addr = r.Address
-	}
-	id, ok := b.cat.Instance(addr)
-	if !ok {
+	to, mirror, ok := b.addressOf(r, name)
+	switch {
+	case !ok:
 		return hop{}, false
-	}
-	if id == b.id {
+	case to == b.id:
 		s, ok := b.localService(name, broker, db)
 		return hop{local: true, service: s, instance: b.id}, ok
 	}
-	h := hop{instance: id, mirror: id}
-	if r.MirrorAddress != "" {
-		h.mirror, _ = b.cat.Instance(r.MirrorAddress)
-		if b.principalAt(id) == h.mirror {
-			h.instance = h.mirror
+	return hop{instance: to, mirror: mirror}, true
+}
+
+// addressOf returns the instance a route for service leads to: this one for LOCAL, the one
+// a TRANSPORT route reads out of the service's name (tcp://INSTANCE:port/...), or its
+// ADDRESS; a mirrored route leads to its MIRROR_ADDRESS once the principal has failed over
+// there (PrincipalMoved). mirror is the route's MIRROR_ADDRESS, to when it has none. ok is
+// false when the address is no instance.
+func (b *Broker) addressOf(r Route, service string) (to, mirror InstanceID, ok bool) {
+	addr := r.Address
+	switch addr {
+	case RouteLocal:
+		return b.id, b.id, true
+	case RouteTransport:
+		addr = transportInstance(service)
+	}
+	if to, ok = b.cat.Instance(addr); !ok {
+		return 0, 0, false
+	}
+	mirror = to
+	if m, mirrored := b.cat.Instance(r.MirrorAddress); mirrored {
+		mirror = m
+		if b.principalAt(to) == m {
+			to = m
 		}
 	}
-	return h, true
+	return to, mirror, true
 }
 
 // principalAt returns where the databases that were at address answer now: there, or the
