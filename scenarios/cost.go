@@ -183,7 +183,8 @@ func (b *bill) add(c *Costs, k costKind, n int) {
 }
 
 // pay serves the bill on the pool at now, and the log flush of database db when commit
-// and the transaction wrote; it returns when both are done and clears the bill.
+// and the transaction wrote; it returns when both are done and clears the bill, but for
+// whether the transaction wrote when it does not commit yet.
 func (b *bill) pay(p *cpuPool, c *Costs, now time.Duration, db int, commit bool) time.Duration {
 	done := p.run(now, b.cpu)
 	for k, d := range b.byKind {
@@ -192,7 +193,7 @@ func (b *bill) pay(p *cpuPool, c *Costs, now time.Duration, db int, commit bool)
 	if commit && b.wrote {
 		done = p.flush(done, db, c.LogFlush)
 	}
-	*b = bill{}
+	*b = bill{wrote: b.wrote && !commit}
 	return done
 }
 

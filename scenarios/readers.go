@@ -357,7 +357,9 @@ func (s *session) endBatch() {
 		}
 		s.rollback = rollback
 		s.phase = phaseIdle
-		s.r.w.e.Schedule(s.payCPU(0, !rollback), s, evEnded)
+		done := s.payCPU(0, !rollback)
+		s.owed = bill{} // a rollback writes nothing to flush
+		s.r.w.e.Schedule(done, s, evEnded)
 		return
 	}
 	s.endTransaction(rollback)
