@@ -102,3 +102,79 @@ func TestCostCalibration_RusanuDrainAndReuseRatios(t *testing.T) {
 	// the defaults stand for): within 25 % of 312 msgs/s.
 	assert.InDelta(t, 312, top1, 0.25*312, fmt.Sprintf("TOP(1) drain %.0f msgs/s", top1))
 }
+
+// contendedRate sends conversations x messages from instance A to readers sessions of
+// TargetQueue on instance B, which has cpus CPUs; each message costs 10 ms of processing on
+// a CPU. It returns the messages received per second, the whole run long.
+func contendedRate(t *testing.T, cpus, sessions, conversations, messages int) float64 {
+	cfg := twoInstances(faulty.PairConfig{}, Workload{Name: "load", Dialogs: conversations, Interarrival: sim.Fixed(time.Millisecond),
+		Messages: messages, Size: FixedSize(100)})
+	costs := DefaultCosts
+	costs.ProcessingOnCPU = true
+	cfg.Costs, cfg.CPUs = &costs, map[string]int{"B": cpus}
+	cfg.Readers = []Reader{{Queue: "TargetQueue", Top: 1, Sessions: sessions, ProcessingTime: sim.Fixed(10 * time.Millisecond)}}
+	cfg.SampleInterval = 10 * time.Millisecond
+	res, err := Run(cfg, 1)
+	require.NoError(t, err)
+	require.Nil(t, res.Violation)
+	require.Zero(t, res.StatementErrors, res.FirstStatementError)
+	total := int64(conversations * messages)
+	for _, s := range res.Series.Levels {
+		if s.Messages >= total {
+			return float64(total) / s.At.Seconds()
+		}
+	}
+	t.Fatalf("%d messages received of %d", res.Latency.Count, total)
+	return 0
+}
+
+// Readers contend for their instance's CPUs: on 4 CPUs, 4 readers drain about 4 times as
+// fast as one, and 8 no faster than 4; on 1 CPU, more readers do not help at all.
+func TestCostReadersStopHelpingAtTheCPUCount(t *testing.T) {
+	rate := map[[2]int]float64{}
+	for _, cpus := range []int{1, 4} {
+		for _, sessions := range []int{1, 2, 4, 8} {
+			rate[[2]int{cpus, sessions}] = contendedRate(t, cpus, sessions, 200, 10)
+		}
+	}
+	t.Logf("msgs/s by [cpus, readers]: %v", rate)
+	assert.Greater(t, rate[[2]int{4, 4}], 3.3*rate[[2]int{4, 1}], "4 readers on 4 CPUs")
+	assert.Greater(t, rate[[2]int{4, 2}], 1.8*rate[[2]int{4, 1}], "2 readers on 4 CPUs")
+	assert.Less(t, rate[[2]int{4, 8}], 1.1*rate[[2]int{4, 4}], "8 readers on 4 CPUs: the CPUs ran out")
+	assert.Less(t, rate[[2]int{1, 8}], 1.1*rate[[2]int{1, 1}], "8 readers on 1 CPU")
+	assert.Less(t, rate[[2]int{1, 2}], 1.1*rate[[2]int{1, 1}], "2 readers on 1 CPU")
+}
+
+// LOCK-6, LOCK-7: when one conversation holds every message, its group's lock lets one
+// reader at a time process it; the others skip the locked group and wait, so that adding
+// readers and CPUs does not help, costs or not.
+func TestLOCK6_LOCK7_OneConversationKeepsExtraReadersFromHelping(t *testing.T) {
+	one := contendedRate(t, 4, 1, 1, 500)
+	for _, sessions := range []int{2, 8} {
+		many := contendedRate(t, 4, sessions, 1, 500)
+		assert.InDelta(t, one, many, 0.05*one, "%d readers on one conversation", sessions)
+	}
+	spread := contendedRate(t, 4, 8, 50, 10)
+	assert.Greater(t, spread, 3*one, "the same load on 50 conversations")
+}
+
+// A costed run is deterministic: the same scenario and seed give the same trace and CPU
+// figures, byte for byte.
+func TestCostedRunIsDeterministic(t *testing.T) {
+	cfg := twoInstances(lossy(0.05, 0.05), Workload{Name: "orders", Dialogs: 30, Interarrival: sim.ExponentialMean(5 * time.Millisecond),
+		Messages: 5, MessageGap: sim.ExponentialMean(time.Millisecond), Size: FixedSize(2000), Replies: true})
+	costs := DefaultCosts
+	costs.ProcessingOnCPU = true
+	cfg.Costs, cfg.CPUs = &costs, map[string]int{"A": 1, "B": 2}
+	cfg.Readers = []Reader{{Queue: "TargetQueue", Top: 2, Sessions: 4, CommitEvery: 3, ProcessingTime: sim.ExponentialMean(3 * time.Millisecond)}}
+	first, second := traceText(t, cfg, 7), traceText(t, cfg, 7)
+	require.Equal(t, first, second)
+	a, err := Run(cfg, 7)
+	require.NoError(t, err)
+	b, err := Run(cfg, 7)
+	require.NoError(t, err)
+	assert.Equal(t, a.CPU, b.CPU)
+	assert.Equal(t, a.Series, b.Series)
+	require.Len(t, a.CPU, 2)
+	assert.Positive(t, a.CPU[1].Busy)
+}
