@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -107,7 +109,7 @@ func (c *Config) validateCosts() error {
 			return fmt.Errorf("instance %q: CPUs %d is outside 1..%d", in.Name, n, MaxCPUs)
 		}
 	}
-	for name := range c.CPUs { // only reports: the order of the names does not matter
+	for _, name := range slices.Sorted(maps.Keys(c.CPUs)) {
 		found := false
 		for _, in := range c.Instances {
 			found = found || in.Name == name
@@ -268,6 +270,14 @@ func (wl *workloadRun) busy(arg uint64) bool {
 		return true
 	}
 	return false
+}
+
+// cpuBusy is the CPU time instance i's CPUs served so far; zero without costs.
+func (w *world) cpuBusy(i int) time.Duration {
+	if w.cpus == nil {
+		return 0
+	}
+	return w.cpus[i].busy
 }
 
 // CPUResult is the CPU use of one instance with costs on.
