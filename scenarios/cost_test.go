@@ -178,3 +178,27 @@ func TestCostedRunIsDeterministic(t *testing.T) {
 	require.Len(t, a.CPU, 2)
 	assert.Positive(t, a.CPU[1].Busy)
 }
+
+// A bad cost model is refused, naming the field.
+func TestCostConfigIsValidated(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"negative cost", func(c *Config) { c.Costs = &Costs{Send: -time.Millisecond} }, "Costs.Send -1ms is outside 0..1h"},
+		{"cost above the cap", func(c *Config) { c.Costs = &Costs{LogFlush: 2 * time.Hour} }, "Costs.LogFlush 2h0m0s is outside 0..1h"},
+		{"no CPU", func(c *Config) { c.CPUs = map[string]int{"A": 0} }, `instance "A": CPUs 0 is outside 1..1024`},
+		{"unknown instance", func(c *Config) { c.CPUs = map[string]int{"Z": 2, "Y": 2} }, `CPUs: instance "Y" does not exist`},
+		{"negative commit_every", func(c *Config) { c.Readers = []Reader{{Queue: "TargetQueue", CommitEvery: -1}} }, "CommitEvery -1 is negative"},
+		{"procedure's negative commit_every", func(c *Config) { c.Procedures = []Procedure{{Name: "P", CommitEvery: -2}} }, "CommitEvery -2 is negative"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := twoInstances(faulty.PairConfig{}, Workload{Name: "w", Dialogs: 1, Messages: 1})
+			tc.edit(&cfg)
+			err := validateConfig(cfg)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
