@@ -202,3 +202,32 @@ func TestCostConfigIsValidated(t *testing.T) {
 		})
 	}
 }
+
+// CommitEvery batches RECEIVEs in one transaction: a queue loaded with 250 messages (and
+// the EndDialog) drained with TOP(1) takes a commit per message without it, and exactly
+// three (100, 100 and 51 rows) with a commit every 100, costs or not; every message is
+// still received once.
+func TestCommitEveryBatchesReceivesInOneTransaction(t *testing.T) {
+	for _, costs := range []bool{false, true} {
+		for _, tc := range []struct{ every, commits int }{{0, 251}, {1, 251}, {100, 3}, {300, 1}} {
+			cfg := oneMachine(Workload{Name: "one", Dialogs: 1, Messages: 250, Size: FixedSize(100)},
+				Procedure{Top: 1, CommitEvery: tc.every, WaitFor: 10 * time.Millisecond}, time.Second)
+			if !costs {
+				cfg.Costs = nil
+			}
+			cfg.CheckInvariants = true
+			res, err := Run(cfg, 1)
+			require.NoError(t, err)
+			require.Nil(t, res.Violation)
+			var drained ReaderResult
+			for _, r := range res.Readers {
+				if r.Queue == "TargetQueue" {
+					drained.Messages += r.Messages
+					drained.Commits += r.Commits
+				}
+			}
+			assert.Equal(t, int64(250), drained.Messages, "costs %v, commit_every %d", costs, tc.every)
+			assert.Equal(t, int64(tc.commits), drained.Commits, "costs %v, commit_every %d", costs, tc.every)
+		}
+	}
+}
