@@ -205,11 +205,11 @@ func TestCostConfigIsValidated(t *testing.T) {
 
 // CommitEvery batches RECEIVEs in one transaction: a queue loaded with 250 messages (and
 // the EndDialog) drained with TOP(1) takes a commit per message without it, and exactly
-// three (100, 100 and 51 rows) with a commit every 100, costs or not; every message is
-// still received once.
+// three (100, 100 and 51 rows) with a commit every 100 (ceil(251/N) for N), costs or not;
+// every message is still received once.
 func TestCommitEveryBatchesReceivesInOneTransaction(t *testing.T) {
 	for _, costs := range []bool{false, true} {
-		for _, tc := range []struct{ every, commits int }{{0, 251}, {1, 251}, {100, 3}, {300, 1}} {
+		for _, tc := range []struct{ every, commits int }{{0, 251}, {1, 251}, {10, 26}, {100, 3}, {250, 2}, {251, 1}, {300, 1}} {
 			cfg := oneMachine(Workload{Name: "one", Dialogs: 1, Messages: 250, Size: FixedSize(100)},
 				Procedure{Top: 1, CommitEvery: tc.every, WaitFor: 10 * time.Millisecond}, time.Second)
 			if !costs {
