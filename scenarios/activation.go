@@ -34,6 +34,8 @@ type Procedure struct {
 	WaitFor        time.Duration
 	ProcessingTime sim.Distribution
 	RollbackRate   float64
+	// CommitEvery is Reader.CommitEvery.
+	CommitEvery int
 }
 
 // DefaultProcedureWaitFor is G-7's reference procedure's time-out.
@@ -45,7 +47,7 @@ func (p *Procedure) reader(queue string) Reader {
 		wait = DefaultProcedureWaitFor
 	}
 	return Reader{Queue: queue, Mode: p.Mode, Top: p.Top, WaitFor: wait, ProcessingTime: p.ProcessingTime,
-		RollbackRate: p.RollbackRate}
+		RollbackRate: p.RollbackRate, CommitEvery: p.CommitEvery}
 }
 
 // ExternalActivator is an external activation application (ACT-11, ACT-12): it reads the

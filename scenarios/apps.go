@@ -30,6 +30,10 @@ type workloadRun struct {
 	attempts int
 	// group is the conversation group of the current group's first dialog (GroupSize).
 	group model.ConversationGroupID
+	// owed is the CPU time its current step's statements cost; busyUntil is when the CPU
+	// work and log flush of its last step are done: its next event waits for it (cost.go).
+	owed      bill
+	busyUntil time.Duration
 }
 
 // dialogApp is the application state of one dialog of a workload, both sides.
@@ -74,15 +78,18 @@ func (wl *workloadRun) HandleEvent(arg uint64) {
 	if wl.w.whileDown(wl.inst, wl, arg) {
 		return // the instance is down: the workload goes on at its restart
 	}
+	if wl.busy(arg) {
+		return // a serial sender: it goes on once its last step's CPU work is done
+	}
 	switch arg {
 	case beginNext:
 		wl.begin()
-		return
 	case beginAgain:
 		wl.beginDialog(wl.cfg.GroupSize > 1 && wl.group != 0)
-		return
+	default:
+		wl.sendNext(wl.dialogs[arg], int(arg))
 	}
-	wl.sendNext(wl.dialogs[arg], int(arg))
+	wl.payCPU()
 }
 
 // begin begins one dialog, sends what it sends at once, and schedules the next dialog.
@@ -108,6 +115,7 @@ func (wl *workloadRun) beginDialog(related bool) {
 	index, gap := -1, time.Duration(0)
 	w.step(wl.inst, func(b *model.Broker) {
 		t := b.Begin(w.now())
+		wl.charge(costBeginDialog, 1)
 		h, err := t.BeginDialog(w.now(), wl.from, wl.to, wl.contract, opts)
 		if err == model.ErrWaiting {
 			w.waiterOf[wl.inst][t.ID()] = &pendingBegin{wl: wl, t: t, epoch: w.epoch(wl.inst)}
@@ -172,6 +180,7 @@ func (p *pendingBegin) HandleEvent(uint64) {
 		index, gap = p.wl.started(b, p.t, h, p.err)
 	})
 	p.wl.sendAfter(index, gap)
+	p.wl.payCPU()
 }
 
 // sendNext sends the dialog's next messages as one input of the broker, and schedules the
@@ -198,6 +207,7 @@ func (wl *workloadRun) send(b *model.Broker, d *dialogApp) time.Duration {
 		size := int64(wl.cfg.Size.distribution().Sample(wl.sizes))
 		// A SEND that waits for the group's lock (the initiator's reader holds it) is sent
 		// when it gets it; its completion reports a failure then.
+		wl.charge(costSend, 1)
 		err := b.Send(w.now(), d.initiator, wl.messageType, size)
 		if err == model.ErrWaiting {
 			w.waitingStatement(wl.inst, b, &pendingStatement{wl: wl, d: d, epoch: w.epoch(wl.inst)})
@@ -229,6 +239,7 @@ func (wl *workloadRun) end(b *model.Broker, d *dialogApp) {
 	if wl.cfg.EndWithError {
 		opts = model.EndOptions{WithError: true, ErrorCode: 50000}
 	}
+	wl.charge(costEnd, 1)
 	err := b.EndConversation(wl.w.now(), d.initiator, opts)
 	if err == model.ErrWaiting {
 		wl.w.waitingStatement(wl.inst, b, &pendingStatement{wl: wl, d: d, end: true, epoch: wl.w.epoch(wl.inst)})

@@ -91,6 +91,7 @@ func buildMetrics() []Metric {
 			value: workloadValue(w.get)})
 	}
 	ms = append(ms, queueMetrics()...)
+	ms = append(ms, costMetrics()...)
 	return append(ms, runMetrics()...)
 }
 

@@ -59,6 +59,12 @@ type session struct {
 	batch   []model.ReceivedMessage
 	acts    []appAct // what the applications did in the transaction, undone on rollback
 	stopped bool     // the queue is OFF: the loop waits for ALTER QUEUE ... STATUS = ON
+	// owed is the CPU time the current step's statements cost (cost.go); received counts
+	// the RECEIVEs of the transaction that returned rows (CommitEvery); rollback is the
+	// end chosen for a transaction that waits for its COMMIT's CPU and log flush.
+	owed     bill
+	received int
+	rollback bool
 }
 
 type sessionPhase uint8
@@ -76,6 +82,7 @@ const (
 	evStart uint64 = iota
 	evCompleted
 	evProcessed
+	evEnded // the COMMIT's CPU time and log flush (or the ROLLBACK's CPU time) are done
 )
 
 func (w *world) newReaderProgram(q model.QueueID, cfg Reader) *readerProgram {
@@ -145,6 +152,9 @@ func (s *session) HandleEvent(ev uint64) {
 			s.completed()
 		case evProcessed:
 			s.processed()
+		case evEnded:
+			s.endTransaction(s.rollback)
+			s.start()
 		}
 	})
 }
@@ -178,14 +188,27 @@ func (s *session) start() {
 		s.t = s.broker().Begin(w.now())
 	}
 	s.r.stats.Transactions++
+	s.received = 0
+	s.receive(true)
+}
+
+// receive runs the loop's first statement, waiting for messages when wait (WAITFOR), or
+// returning at once when the queue has none (the later RECEIVEs of a CommitEvery batch).
+func (s *session) receive(wait bool) {
+	w := s.r.w
+	timeout := s.waitFor()
+	if !wait {
+		timeout = 0
+	}
+	s.charge(costReceiveCall, 1)
 	if s.r.cfg.Mode == GroupLoop {
 		s.phase = phaseGroup
-		g, err := s.t.GetConversationGroup(w.now(), s.r.queue, true, s.waitFor())
+		g, err := s.t.GetConversationGroup(w.now(), s.r.queue, wait, timeout)
 		s.gotGroup(g, err)
 		return
 	}
 	s.phase = phaseReceive
-	rows, err := s.t.Receive(w.now(), s.r.queue, model.ReceiveOptions{Top: s.r.cfg.Top, WaitFor: true, Timeout: s.waitFor()}, s.batch[:0])
+	rows, err := s.t.Receive(w.now(), s.r.queue, model.ReceiveOptions{Top: s.r.cfg.Top, WaitFor: wait, Timeout: timeout}, s.batch[:0])
 	s.gotRows(rows, err)
 }
 
@@ -222,6 +245,7 @@ func (s *session) gotGroup(g model.ConversationGroupID, err error) {
 		return
 	}
 	s.phase = phaseReceive
+	s.charge(costReceiveCall, 1)
 	rows, err := s.t.Receive(s.r.w.now(), s.r.queue, model.ReceiveOptions{Top: s.r.cfg.Top, Group: g}, s.batch[:0])
 	s.gotRows(rows, err)
 }
@@ -238,6 +262,8 @@ func (s *session) gotRows(rows []model.ReceivedMessage, err error) {
 		return
 	}
 	s.batch = rows
+	s.received++
+	s.charge(costReceiveRow, len(rows))
 	busy := time.Duration(0)
 	for range rows {
 		// Each draw is at most sim.MaxDelay; so is their sum, so that a batch of long ones
@@ -246,21 +272,27 @@ func (s *session) gotRows(rows []model.ReceivedMessage, err error) {
 	}
 	s.r.stats.Busy += busy
 	s.phase = phaseProcessing
-	s.r.w.e.After(busy, s, evProcessed)
+	s.r.w.e.Schedule(s.payCPU(busy, false), s, evProcessed) // at now+busy without costs
 }
 
 // nothingReceived ends a transaction whose RECEIVE (or GET CONVERSATION GROUP) returned
 // nothing: a reader that runs while it has work exits, rolling back (G-7); the others
 // commit and loop.
 func (s *session) nothingReceived() {
+	if s.received > 0 { // a later RECEIVE of a CommitEvery batch: the batch ends
+		s.endBatch()
+		return
+	}
 	if s.r.exitWhenEmpty {
 		s.t.Rollback(s.r.w.now())
-		s.batch, s.phase = s.batch[:0], phaseIdle
+		s.batch, s.phase, s.owed = s.batch[:0], phaseIdle, bill{}
 		s.exit()
 		return
 	}
+	s.charge(costCommit, 1)
+	done := s.payCPU(0, true) // now without costs
 	s.endTransaction(false)
-	s.r.w.e.After(0, s, evStart)
+	s.r.w.e.Schedule(done, s, evStart)
 }
 
 // exit ends the session for good; an activated task tells its broker (ACT-8).
@@ -293,6 +325,7 @@ func (s *session) processed() {
 	if p := s.r.cfg.TouchRate; p > 0 && s.rng.Float64() < p && len(s.r.known) > 0 {
 		h := s.r.known[s.rng.IntN(len(s.r.known))]
 		s.phase = phaseTouch
+		s.charge(costTimer, 1)
 		err := s.t.BeginConversationTimer(s.r.w.now(), h, s.r.cfg.TouchTimer)
 		if err == model.ErrWaiting {
 			s.r.w.waiterOf[s.r.inst][s.t.ID()] = s
@@ -305,9 +338,30 @@ func (s *session) processed() {
 	s.finish()
 }
 
-// finish commits or rolls back, then loops.
+// finish RECEIVEs again in the transaction while a CommitEvery batch has room, or ends it.
 func (s *session) finish() {
+	if s.received < s.r.cfg.CommitEvery {
+		s.receive(false)
+		return
+	}
+	s.endBatch()
+}
+
+// endBatch commits or rolls back, then loops; with costs, once the COMMIT's CPU time and
+// log flush are done.
+func (s *session) endBatch() {
 	rollback := s.r.cfg.RollbackRate > 0 && s.rng.Float64() < s.r.cfg.RollbackRate
+	if s.r.w.cfg.Costs != nil {
+		if !rollback {
+			s.charge(costCommit, 1)
+		}
+		s.rollback = rollback
+		s.phase = phaseIdle
+		done := s.payCPU(0, !rollback)
+		s.owed = bill{} // a rollback writes nothing to flush
+		s.r.w.e.Schedule(done, s, evEnded)
+		return
+	}
 	s.endTransaction(rollback)
 	s.start()
 }
@@ -362,6 +416,7 @@ func (s *session) failed(err error) bool {
 	}
 	s.batch = s.batch[:0]
 	s.phase = phaseIdle
+	s.owed = bill{}
 	return true
 }
 
@@ -465,6 +520,7 @@ func (s *session) act(m model.ReceivedMessage) {
 			d.wl.ended++
 			s.acts = append(s.acts, appAct{kind: actEnded, d: d})
 		}
+		s.charge(costEnd, 1)
 		if err := s.t.EndConversation(now, m.ConversationHandle, model.EndOptions{}); err != nil && !errors.Is(err, model.ErrHandleNotFound) {
 			w.statementFailed(err)
 		}
@@ -478,6 +534,7 @@ func (s *session) act(m model.ReceivedMessage) {
 	if m.ConversationHandle != d.initiator {
 		if d.wl.cfg.Replies {
 			size := int64(d.wl.cfg.ReplySize.distribution().Sample(d.wl.sizes))
+			s.charge(costSend, 1)
 			if err := s.t.Send(now, m.ConversationHandle, d.wl.replyType, size); errors.Is(err, model.ErrConversationNotSending) || errors.Is(err, model.ErrHandleNotFound) {
 				// The dialog failed or ended meanwhile: its lifetime expired, an Error arrived
 				// and this reader ended the conversation on it earlier in the batch.
@@ -499,6 +556,7 @@ func (s *session) act(m model.ReceivedMessage) {
 		if d.wl.cfg.EndWithError {
 			opts = model.EndOptions{WithError: true, ErrorCode: 50000}
 		}
+		s.charge(costEnd, 1)
 		if err := s.t.EndConversation(now, d.initiator, opts); err != nil && !errors.Is(err, model.ErrHandleNotFound) {
 			w.statementFailed(err)
 		}
