@@ -144,6 +144,10 @@ type Reader struct {
 	// a group another session may hold, so that lock waits and deadlocks happen (G-24).
 	TouchRate  float64
 	TouchTimer time.Duration
+	// On is the program: what the reader does with each received message type (Handler,
+	// docs/programs.md); Hook, a Go function, handles the types On does not name.
+	On   []Handler
+	Hook Hook
 }
 
 // ReaderMode is the loop of a reader program.
@@ -243,6 +247,9 @@ func (c *Config) Validate(cat *model.Catalog) error {
 		}
 		if err := r.ProcessingTime.Validate(); err != nil {
 			return fmt.Errorf("reader %d (%s): ProcessingTime: %w", i, r.Queue, err)
+		}
+		if err := validateHandlers(cat, r.On); err != nil {
+			return fmt.Errorf("reader %d (%s): %w", i, r.Queue, err)
 		}
 		switch {
 		case r.Mode > GroupLoop:
@@ -537,6 +544,9 @@ func (c *Config) validateActivation(cat *model.Catalog) error {
 		}
 		if err := p.ProcessingTime.Validate(); err != nil {
 			return fmt.Errorf("%s: ProcessingTime: %w", where, err)
+		}
+		if err := validateHandlers(cat, p.On); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
 		}
 		names[p.Name] = true
 	}

@@ -39,6 +39,8 @@ type readerProgram struct {
 	// that touch another conversation than the one received (lock waits, deadlocks).
 	known []model.ConversationHandle
 	stats ReaderResult
+	// prog runs the handlers and the hook (program.go); nil when the reader has none.
+	prog *program
 }
 
 // session is one copy of the loop. It is a small state machine driven by engine events:
@@ -59,6 +61,15 @@ type session struct {
 	batch   []model.ReceivedMessage
 	acts    []appAct // what the applications did in the transaction, undone on rollback
 	stopped bool     // the queue is OFF: the loop waits for ALTER QUEUE ... STATUS = ON
+	// The program's statements of the transaction (program_run.go): ops run in order from
+	// the cursor pc, begunDialog is the dialog the last BEGIN DIALOG began, counts what they did,
+	// poison that a handler chose to roll the transaction back.
+	ops         []op
+	pc          int
+	opsRunning  bool
+	begunDialog model.ConversationHandle
+	counts      programCounts
+	poison      bool
 }
 
 type sessionPhase uint8
@@ -69,6 +80,7 @@ const (
 	phaseReceive                 // RECEIVE waits
 	phaseProcessing              // the received messages are being processed
 	phaseTouch                   // a statement on another conversation waits for its lock
+	phaseProgram                 // a statement of the program waits for its lock
 )
 
 // Session events.
@@ -83,6 +95,7 @@ func (w *world) newReaderProgram(q model.QueueID, cfg Reader) *readerProgram {
 	r := &readerProgram{w: w, queue: q, inst: w.cat.Databases[db].Instance, cfg: cfg}
 	r.stats.Queue = w.cat.Queues[q].Name
 	r.stats.Mode = cfg.Mode.String()
+	r.prog = w.newProgram(r.kind, q, 0, &r.cfg)
 	for range max(cfg.Sessions, 1) {
 		r.addSession(0, 0)
 	}
@@ -204,6 +217,8 @@ func (s *session) completed() {
 			return
 		}
 		s.finish()
+	case phaseProgram:
+		s.resumeOps()
 	default:
 		panic(fmt.Sprintf("scenarios: session %d of queue %d: a statement completed in phase %d at t=%v",
 			s.index, s.r.queue, s.phase, s.r.w.now()))
@@ -239,10 +254,15 @@ func (s *session) gotRows(rows []model.ReceivedMessage, err error) {
 	}
 	s.batch = rows
 	busy := time.Duration(0)
-	for range rows {
+	for _, m := range rows {
 		// Each draw is at most sim.MaxDelay; so is their sum, so that a batch of long ones
 		// cannot overflow the clock.
-		busy = min(busy+s.r.cfg.ProcessingTime.Sample(s.rng), sim.MaxDelay)
+		d, poison, handled := s.handlerBusy(m)
+		if !handled {
+			d = s.r.cfg.ProcessingTime.Sample(s.rng)
+		}
+		s.poison = s.poison || poison
+		busy = min(busy+d, sim.MaxDelay)
 	}
 	s.r.stats.Busy += busy
 	s.phase = phaseProcessing
@@ -290,6 +310,16 @@ func (s *session) processed() {
 		s.act(m)
 		s.r.remember(m.ConversationHandle)
 	}
+	s.pc = 0
+	s.afterOps()
+}
+
+// afterOps runs the program's statements, unless one waits, then goes on with the end of
+// the transaction.
+func (s *session) afterOps() {
+	if len(s.ops) > 0 && s.runOps() {
+		return
+	}
 	if p := s.r.cfg.TouchRate; p > 0 && s.rng.Float64() < p && len(s.r.known) > 0 {
 		h := s.r.known[s.rng.IntN(len(s.r.known))]
 		s.phase = phaseTouch
@@ -307,7 +337,7 @@ func (s *session) processed() {
 
 // finish commits or rolls back, then loops.
 func (s *session) finish() {
-	rollback := s.r.cfg.RollbackRate > 0 && s.rng.Float64() < s.r.cfg.RollbackRate
+	rollback := s.poison || s.r.cfg.RollbackRate > 0 && s.rng.Float64() < s.r.cfg.RollbackRate
 	s.endTransaction(rollback)
 	s.start()
 }
@@ -322,10 +352,19 @@ func (s *session) endTransaction(rollback bool) {
 	} else {
 		s.t.Commit(w.now())
 		s.commitActs()
+		s.commitCounts()
 		s.r.stats.Commits++
 	}
+	s.resetProgram()
 	s.batch = s.batch[:0]
 	s.phase = phaseIdle
+}
+
+// resetProgram forgets the program's statements of a transaction that has ended; what a
+// rolled-back one counted is dropped.
+func (s *session) resetProgram() {
+	s.ops, s.pc, s.begunDialog, s.poison = s.ops[:0], 0, 0, false
+	s.counts = programCounts{}
 }
 
 // failed handles a statement's error and reports whether there was one. A deadlock victim
@@ -360,6 +399,7 @@ func (s *session) failed(err error) bool {
 			s.exit() // an activated task ends: its MAX_QUEUE_READERS slot frees (ACT-8)
 		}
 	}
+	s.resetProgram()
 	s.batch = s.batch[:0]
 	s.phase = phaseIdle
 	return true
@@ -382,6 +422,7 @@ type appAct struct {
 	kind actKind
 	d    *dialogApp
 	msg  model.ReceivedMessage
+	undo func() // actProgram: restores the program's state
 }
 
 type actKind uint8
@@ -391,6 +432,7 @@ const (
 	actReply                       // a reply counted
 	actEnded                       // the initiator's side ended
 	actNotified                    // an external activator got QUEUE_ACTIVATION
+	actProgram                     // a program changed its state per group or conversation
 )
 
 func (s *session) commitActs() {
@@ -420,6 +462,8 @@ func (s *session) undoActs() {
 		case actEnded:
 			a.d.ended = false
 			a.d.wl.ended--
+		case actProgram:
+			a.undo()
 		}
 	}
 	clear(s.acts)
@@ -447,6 +491,9 @@ func (r *readerProgram) senderLevel(m model.ReceivedMessage) int {
 func (s *session) act(m model.ReceivedMessage) {
 	w := s.r.w
 	now := w.now()
+	if s.r.prog != nil && s.programAct(m) {
+		return
+	}
 	switch m.MessageType {
 	case model.DialogTimerMessageType:
 		return
