@@ -254,6 +254,7 @@ func (s *session) runOps() bool {
 		h, err := s.exec(o)
 		if err == model.ErrWaiting {
 			s.phase = phaseProgram
+			s.r.stats.StatementWaits++
 			s.r.w.waiterOf[s.r.inst][s.t.ID()] = s
 			return true
 		}

@@ -363,9 +363,9 @@ type ReaderResult struct {
 	// BEGIN DIALOG, END CONVERSATION, BEGIN CONVERSATION TIMER, and the sagas whose
 	// replies were all gathered; StatementFailures counts the statements that failed (the
 	// dialog had failed or ended, the contract refused the type on that side), which do
-	// not stop the run.
+	// not stop the run; StatementWaits the statements that waited for a group's lock.
 	Sends, BeginDialogs, Ends, Timers, Gathered int64
-	StatementFailures                           int64
+	StatementFailures, StatementWaits           int64
 }
 
 func (w *world) readerResults() []ReaderResult {
