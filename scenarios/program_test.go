@@ -67,7 +67,9 @@ func runProgram(t *testing.T, cfg Config, seed uint64) *Result {
 	return res
 }
 
-func reply() Statement { return Statement{Kind: StatementSend, MessageType: "Reply", Size: FixedSize(500)} }
+func reply() Statement {
+	return Statement{Kind: StatementSend, MessageType: "Reply", Size: FixedSize(500)}
+}
 
 // DLG-16: a program's SEND on the received conversation is a reply from the target side,
 // which the contract allows; a type the contract keeps for the initiator fails, is counted,
