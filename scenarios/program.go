@@ -155,6 +155,12 @@ type GroupState struct {
 var systemTypeNames = map[string]string{"DialogTimer": model.MessageTypeDialogTimer,
 	"EndDialog": model.MessageTypeEndDialog, "Error": model.MessageTypeError}
 
+// HandlerMessageType resolves a handler's message type name: a catalog's type, or
+// DialogTimer, EndDialog and Error for the system types.
+func HandlerMessageType(cat *model.Catalog, name string) (model.MessageTypeID, bool) {
+	return handlerType(cat, name)
+}
+
 // handlerType resolves a handler's message type name.
 func handlerType(cat *model.Catalog, name string) (model.MessageTypeID, bool) {
 	if full, ok := systemTypeNames[name]; ok {
@@ -196,14 +202,16 @@ func validateHandlers(cat *model.Catalog, on []Handler) error {
 // them, if its author wants the check).
 func ValidateStatements(cat *model.Catalog, stmts []Statement) error {
 	for j, st := range stmts {
-		if err := validateStatement(cat, st); err != nil {
+		if err := ValidateStatement(cat, st); err != nil {
 			return fmt.Errorf("statement %d (%v): %w", j, st.Kind, err)
 		}
 	}
 	return nil
 }
 
-func validateStatement(cat *model.Catalog, st Statement) error {
+// ValidateStatement checks one statement against the catalog: its message type, services
+// and contract exist, and a new dialog's contract lets its initiator send the type.
+func ValidateStatement(cat *model.Catalog, st Statement) error {
 	if st.MessageType != "" {
 		if _, ok := cat.MessageType(st.MessageType); !ok {
 			return fmt.Errorf("message type %q does not exist", st.MessageType)

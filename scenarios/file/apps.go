@@ -76,6 +76,7 @@ func (d *decoder) readers(top *mapping) []scenarios.Reader {
 		m.probability("rollback_rate", &r.RollbackRate)
 		m.probability("touch_rate", &r.TouchRate)
 		m.duration("touch_timer", &r.TouchTimer)
+		m.handlers(&r.On)
 		m.done()
 		out = append(out, r)
 	})
@@ -94,6 +95,7 @@ func (d *decoder) procedures(top *mapping) []scenarios.Procedure {
 		m.duration("wait_for", &p.WaitFor)
 		m.durationDistribution("processing_time", &p.ProcessingTime)
 		m.probability("rollback_rate", &p.RollbackRate)
+		m.handlers(&p.On)
 		m.done()
 		out = append(out, p)
 	})
@@ -225,6 +227,12 @@ func (d *decoder) checkReferences(f *Scenario, cat *model.Catalog) {
 			d.errorf(d.at(path), path, "queue %q already has a reader, readers[%d]", r.Queue, first)
 		}
 		readerOf[q] = i
+	}
+	for i, r := range cfg.Readers {
+		d.checkHandlers(cat, index("readers", i), r.On)
+	}
+	for i, p := range cfg.Procedures {
+		d.checkHandlers(cat, index("procedures", i), p.On)
 	}
 	var procs []string
 	for i, p := range cfg.Procedures {

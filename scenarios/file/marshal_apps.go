@@ -111,6 +111,7 @@ func (e *encoder) applications(m node, cfg *scenarios.Config) {
 		rm.float("rollback_rate", r.RollbackRate)
 		rm.float("touch_rate", r.TouchRate)
 		rm.duration("touch_timer", r.TouchTimer)
+		e.program(&rm, r.On, r.Hook != nil, index("readers", i))
 		readers.add(rm.Node)
 	}
 	m.setList("readers", readers)
@@ -125,6 +126,7 @@ func (e *encoder) applications(m node, cfg *scenarios.Config) {
 		pm.duration("wait_for", p.WaitFor)
 		e.setDistribution(pm, "processing_time", p.ProcessingTime, index("procedures", i))
 		pm.float("rollback_rate", p.RollbackRate)
+		e.program(&pm, p.On, p.Hook != nil, index("procedures", i))
 		procedures.add(pm.Node)
 	}
 	m.setList("procedures", procedures)
