@@ -193,11 +193,13 @@ func (s *session) start() {
 	s.r.stats.Transactions++
 	if s.r.cfg.Mode == GroupLoop {
 		s.phase = phaseGroup
+		s.charge(costReceiveCall, 1)
 		g, err := s.t.GetConversationGroup(w.now(), s.r.queue, true, s.waitFor())
 		s.gotGroup(g, err)
 		return
 	}
 	s.phase = phaseReceive
+	s.charge(costReceiveCall, 1)
 	rows, err := s.t.Receive(w.now(), s.r.queue, model.ReceiveOptions{Top: s.r.cfg.Top, WaitFor: true, Timeout: s.waitFor()}, s.batch[:0])
 	s.gotRows(rows, err)
 }
@@ -237,6 +239,7 @@ func (s *session) gotGroup(g model.ConversationGroupID, err error) {
 		return
 	}
 	s.phase = phaseReceive
+	s.charge(costReceiveCall, 1)
 	rows, err := s.t.Receive(s.r.w.now(), s.r.queue, model.ReceiveOptions{Top: s.r.cfg.Top, Group: g}, s.batch[:0])
 	s.gotRows(rows, err)
 }
@@ -253,6 +256,7 @@ func (s *session) gotRows(rows []model.ReceivedMessage, err error) {
 		return
 	}
 	s.batch = rows
+	s.charge(costReceiveRow, len(rows))
 	busy := time.Duration(0)
 	for _, m := range rows {
 		// Each draw is at most sim.MaxDelay; so is their sum, so that a batch of long ones
@@ -323,6 +327,7 @@ func (s *session) afterOps() {
 	if p := s.r.cfg.TouchRate; p > 0 && s.rng.Float64() < p && len(s.r.known) > 0 {
 		h := s.r.known[s.rng.IntN(len(s.r.known))]
 		s.phase = phaseTouch
+		s.charge(costTimer, 1)
 		err := s.t.BeginConversationTimer(s.r.w.now(), h, s.r.cfg.TouchTimer)
 		if err == model.ErrWaiting {
 			s.r.w.waiterOf[s.r.inst][s.t.ID()] = s
@@ -350,6 +355,7 @@ func (s *session) endTransaction(rollback bool) {
 		s.undoActs()
 		s.r.stats.Rollbacks++
 	} else {
+		s.charge(costCommit, 1)
 		s.t.Commit(w.now())
 		s.commitActs()
 		s.commitCounts()
@@ -512,6 +518,7 @@ func (s *session) act(m model.ReceivedMessage) {
 			d.wl.ended++
 			s.acts = append(s.acts, appAct{kind: actEnded, d: d})
 		}
+		s.charge(costEnd, 1)
 		if err := s.t.EndConversation(now, m.ConversationHandle, model.EndOptions{}); err != nil && !errors.Is(err, model.ErrHandleNotFound) {
 			w.statementFailed(err)
 		}
@@ -525,6 +532,7 @@ func (s *session) act(m model.ReceivedMessage) {
 	if m.ConversationHandle != d.initiator {
 		if d.wl.cfg.Replies {
 			size := int64(d.wl.cfg.ReplySize.distribution().Sample(d.wl.sizes))
+			s.charge(costSend, 1)
 			if err := s.t.Send(now, m.ConversationHandle, d.wl.replyType, size); errors.Is(err, model.ErrConversationNotSending) || errors.Is(err, model.ErrHandleNotFound) {
 				// The dialog failed or ended meanwhile: its lifetime expired, an Error arrived
 				// and this reader ended the conversation on it earlier in the batch.
@@ -546,6 +554,7 @@ func (s *session) act(m model.ReceivedMessage) {
 		if d.wl.cfg.EndWithError {
 			opts = model.EndOptions{WithError: true, ErrorCode: 50000}
 		}
+		s.charge(costEnd, 1)
 		if err := s.t.EndConversation(now, d.initiator, opts); err != nil && !errors.Is(err, model.ErrHandleNotFound) {
 			w.statementFailed(err)
 		}
