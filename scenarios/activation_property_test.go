@@ -65,7 +65,7 @@ func (s activationSpec) config() Config {
 	for i := range cfg.Workloads {
 		cfg.Workloads[i].GroupSize = s.GroupSize
 	}
-	return cfg
+	return s.World.Programs.apply(s.World, cfg)
 }
 
 func genActivationSpec() gopter.Gen {

@@ -55,7 +55,7 @@ func (s lockSpec) config() Config {
 	for i := range cfg.Workloads {
 		cfg.Workloads[i].GroupSize = s.GroupSize
 	}
-	return cfg
+	return s.World.Programs.apply(s.World, cfg)
 }
 
 func genLockSpec() gopter.Gen {
