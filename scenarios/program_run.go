@@ -151,15 +151,17 @@ func isSystemType(mt model.MessageTypeID) bool {
 // queueStatements expands statements into ops at the end of the session's list (or after
 // its current op, for a gather's then); origin is the group's origin for TargetOrigin.
 func (s *session) queueStatements(m model.ReceivedMessage, stmts []compiledStatement, origin model.ConversationHandle) {
+	if !s.opsRunning {
+		for i := range stmts {
+			s.ops = s.expand(s.ops, m, &stmts[i], origin)
+		}
+		return
+	}
 	var ops []op
 	for i := range stmts {
 		ops = s.expand(ops, m, &stmts[i], origin)
 	}
-	if s.opsRunning {
-		s.ops = append(s.ops[:s.pc+1], append(ops, s.ops[s.pc+1:]...)...)
-		return
-	}
-	s.ops = append(s.ops, ops...)
+	s.ops = append(s.ops[:s.pc+1], append(ops, s.ops[s.pc+1:]...)...)
 }
 
 // expand appends the ops of one statement.
