@@ -140,8 +140,8 @@ type HookContext struct {
 	Message model.ReceivedMessage
 	// Rand is the program's own stream: draws from it keep a run deterministic.
 	Rand *rand.Rand
-	// Group is the state of the message's conversation group (nil when it has none): the
-	// origin conversation of a fan-out and its replies outstanding.
+	// Group is a copy of the state of the message's conversation group (nil when it has
+	// none): the origin conversation of a fan-out and its replies outstanding.
 	Group *GroupState
 }
 

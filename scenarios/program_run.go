@@ -114,17 +114,26 @@ type programCounts struct {
 // message; if so, its statements are queued to run after the batch's default acts.
 func (s *session) programAct(m model.ReceivedMessage) bool {
 	p := s.r.prog
+	if m.MessageType == model.EventNotificationMessageType {
+		return false // an external activator's, never a program's
+	}
 	user := !isSystemType(m.MessageType)
-	if user {
-		if silent, ok := p.watches[m.ConversationHandle]; ok && silent {
-			s.setWatch(m.ConversationHandle, false, true)
-		}
+	silent, watched := p.watches[m.ConversationHandle]
+	switch {
+	case user && watched && silent:
+		s.setWatch(m.ConversationHandle, false, true) // a message came in time
+	case watched && (m.MessageType == model.EndDialogMessageType || m.MessageType == model.ErrorMessageType):
+		s.setWatch(m.ConversationHandle, false, false) // the conversation is ending: forget it
 	}
 	var stmts []compiledStatement
 	if h := p.handler(m.MessageType); h != nil {
 		stmts = h.do
-	} else if p.hook != nil && m.MessageType != model.EventNotificationMessageType {
-		ctx := &HookContext{Now: s.r.w.now(), Queue: p.queue, Message: m, Rand: p.rng, Group: p.groups[m.ConversationGroupID]}
+	} else if p.hook != nil {
+		ctx := &HookContext{Now: s.r.w.now(), Queue: p.queue, Message: m, Rand: p.rng}
+		if g := p.groups[m.ConversationGroupID]; g != nil {
+			c := *g // a copy: the program's state changes only with the transaction's undo list
+			ctx.Group = &c
+		}
 		got, handled := p.hook(ctx)
 		if !handled {
 			return false

@@ -62,3 +62,16 @@ readers:
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `bad.yaml:15:13: readers[0].on[0].do[0].fan_out: contract "C" does not let the initiator send "Reply" (DLG-16)`)
 }
+
+// An override reaches a handler's keys by index: a sweep can vary a program.
+func TestOverrideSetsAHandlersKeys(t *testing.T) {
+	f, err := LoadFile("testdata/files/programs.yaml")
+	require.NoError(t, err)
+
+	g, err := f.With(Override{"readers.0.on.0.processing_time", "10ms"}, Override{"readers.3.on.0.rollback_rate", "0.5"})
+
+	require.NoError(t, err)
+	assert.Equal(t, int64(10e6), int64(g.Config.Readers[0].On[0].ProcessingTime.Mean))
+	assert.Equal(t, 0.5, g.Config.Readers[3].On[0].RollbackRate)
+	assert.Equal(t, f.Config.Readers[1].On, g.Config.Readers[1].On)
+}
