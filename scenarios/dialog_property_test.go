@@ -94,7 +94,8 @@ type worldSpec struct {
 	Forwarders int
 	Shared     bool
 	// Programs is the reader program of the world's queues (program_property_test.go),
-	// which the dialog, lock and activation properties apply.
+	// which the dialog, lock and activation properties apply (the crash and route
+	// properties do not).
 	Programs programSpec
 }
 
