@@ -371,3 +371,18 @@ func TestINV11_ProgramsAreDeterministic(t *testing.T) {
 	assert.Equal(t, fmt.Sprintf("%+v", a.Readers), fmt.Sprintf("%+v", b.Readers))
 	assert.Positive(t, readerOf(t, a, "FrontQueue").BeginDialogs)
 }
+
+// A handler's processing time depends on the message's type and size: a fixed time plus a
+// time per KiB replaces the reader's processing time for that type only.
+func TestProgramProcessingDependsOnTypeAndSize(t *testing.T) {
+	cfg := programWorld(Workload{Name: "sized", Dialogs: 10, Messages: 2, Size: FixedSize(4096)})
+	cfg.Readers = []Reader{{Queue: "FrontQueue", ProcessingTime: sim.Fixed(time.Second),
+		On: []Handler{{MessageType: "Request", ProcessingTime: sim.Fixed(time.Millisecond), ProcessingPerKB: 2 * time.Millisecond}}}}
+
+	res := runProgram(t, cfg, 13)
+
+	front := readerOf(t, res, "FrontQueue")
+	assert.Equal(t, int64(20), front.Messages)
+	// 20 requests of 4 KiB at 1 ms + 4 × 2 ms, and 10 EndDialogs at the reader's 1 s.
+	assert.Equal(t, 20*9*time.Millisecond+10*time.Second, front.Busy)
+}
