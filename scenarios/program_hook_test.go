@@ -98,3 +98,22 @@ func TestDLG16_GoHookStatementsFailWithoutStoppingTheRun(t *testing.T) {
 	assert.ErrorContains(t, scenarios.ValidateStatement(cat, scenarios.Statement{Kind: scenarios.StatementBeginDialog,
 		ToServices: []string{"Nowhere"}}), `service "Nowhere" does not exist`)
 }
+
+// A hook's statement that the catalog refuses (a dialog to a service that does not exist)
+// is not run: it counts as a failed statement and as a statement error of the run.
+func TestDLG1_GoHookStatementToAnUnknownServiceIsAnError(t *testing.T) {
+	hook := func(ctx *scenarios.HookContext) ([]scenarios.Statement, bool) {
+		if ctx.Message.MessageType != model.EndDialogMessageType {
+			return []scenarios.Statement{{Kind: scenarios.StatementBeginDialog, ToServices: []string{"Nowhere"}}}, true
+		}
+		return nil, false
+	}
+	cfg := hookWorld(hook)
+	cfg.Workloads[0].Replies = false
+
+	res, err := scenarios.Run(cfg, 13)
+
+	require.NoError(t, err)
+	assert.Equal(t, int64(50), res.StatementErrors)
+	assert.Contains(t, res.FirstStatementError, `queue OracleQueue: a hook's begin_dialog statement: service "Nowhere" does not exist`)
+}

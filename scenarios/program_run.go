@@ -138,7 +138,7 @@ func (s *session) programAct(m model.ReceivedMessage) bool {
 		if !handled {
 			return false
 		}
-		stmts = s.r.w.compileStatements(got)
+		stmts = s.r.w.compileStatements(s.validHookStatements(got))
 	} else {
 		return false
 	}
@@ -147,6 +147,21 @@ func (s *session) programAct(m model.ReceivedMessage) bool {
 	}
 	s.queueStatements(m, stmts, 0)
 	return true
+}
+
+// validHookStatements keeps the statements of a hook that the catalog accepts; each other
+// one is a misuse, counted as a failed statement and a statement error.
+func (s *session) validHookStatements(stmts []Statement) []Statement {
+	valid := stmts[:0:0]
+	for _, st := range stmts {
+		if err := ValidateStatement(s.r.w.cat, st); err != nil {
+			s.r.stats.StatementFailures++
+			s.r.w.statementFailed(fmt.Errorf("queue %s: a hook's %v statement: %w", s.r.prog.queue, st.Kind, err))
+			continue
+		}
+		valid = append(valid, st)
+	}
+	return valid
 }
 
 func isSystemType(mt model.MessageTypeID) bool {
