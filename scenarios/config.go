@@ -153,6 +153,10 @@ type Reader struct {
 	// it COMMITs, ending the batch earlier when a RECEIVE (which then does not wait)
 	// returns nothing; zero or one commits after each RECEIVE.
 	CommitEvery int
+	// On is the program: what the reader does with each received message type (Handler,
+	// docs/programs.md); Hook, a Go function, handles the types On does not name.
+	On   []Handler
+	Hook Hook
 }
 
 // ReaderMode is the loop of a reader program.
@@ -252,6 +256,9 @@ func (c *Config) Validate(cat *model.Catalog) error {
 		}
 		if err := r.ProcessingTime.Validate(); err != nil {
 			return fmt.Errorf("reader %d (%s): ProcessingTime: %w", i, r.Queue, err)
+		}
+		if err := validateHandlers(cat, r.On); err != nil {
+			return fmt.Errorf("reader %d (%s): %w", i, r.Queue, err)
 		}
 		switch {
 		case r.Mode > GroupLoop:
@@ -553,6 +560,9 @@ func (c *Config) validateActivation(cat *model.Catalog) error {
 		}
 		if err := p.ProcessingTime.Validate(); err != nil {
 			return fmt.Errorf("%s: ProcessingTime: %w", where, err)
+		}
+		if err := validateHandlers(cat, p.On); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
 		}
 		names[p.Name] = true
 	}

@@ -93,6 +93,10 @@ type worldSpec struct {
 	Routing    int
 	Forwarders int
 	Shared     bool
+	// Programs is the reader program of the world's queues (program_property_test.go),
+	// which the dialog, lock and activation properties apply (the crash and route
+	// properties do not).
+	Programs programSpec
 }
 
 // slow and long say whether the world has a link so slow or a partition so long that an
@@ -293,11 +297,12 @@ func genWorldSpec() gopter.Gen {
 		"Routing":       gen.IntRange(0, 2),
 		"Forwarders":    gen.IntRange(1, 3),
 		"Shared":        gen.Bool(),
+		"Programs":      genProgramSpec(),
 	})
 }
 
 // checkWorld runs a spec and describes what is wrong with the outcome, or returns "".
-func checkWorld(s worldSpec) string { return checkWorldConfig(s, s.config()) }
+func checkWorld(s worldSpec) string { return checkWorldConfig(s, s.Programs.apply(s, s.config())) }
 
 // checkWorldConfig runs the spec's world as cfg describes it.
 func checkWorldConfig(s worldSpec, cfg Config) string {
@@ -325,6 +330,7 @@ func checkWorldConfig(s worldSpec, cfg Config) string {
 			problems = append(problems, fmt.Sprintf("workload %s: %d replies for %d requests", w.Name, w.RepliesReceived, w.MessagesSent))
 		}
 	}
+	problems = append(problems, checkPrograms(s.Programs, s, res)...)
 	for _, l := range res.Links { // FND-8: every packet of every link is accounted for, none left in flight
 		if err := l.Counters.Check(); err != nil {
 			problems = append(problems, fmt.Sprintf("link %s: %v", l.Name, err))

@@ -39,6 +39,8 @@ type readerProgram struct {
 	// that touch another conversation than the one received (lock waits, deadlocks).
 	known []model.ConversationHandle
 	stats ReaderResult
+	// prog runs the handlers and the hook (program.go); nil when the reader has none.
+	prog *program
 }
 
 // session is one copy of the loop. It is a small state machine driven by engine events:
@@ -65,6 +67,15 @@ type session struct {
 	owed     bill
 	received int
 	rollback bool
+	// The program's statements of the transaction (program_run.go): ops run in order from
+	// the cursor pc, begunDialog is the dialog the last BEGIN DIALOG began, counts what they did,
+	// poison that a handler chose to roll the transaction back.
+	ops         []op
+	pc          int
+	opsRunning  bool
+	begunDialog model.ConversationHandle
+	counts      programCounts
+	poison      bool
 }
 
 type sessionPhase uint8
@@ -75,6 +86,7 @@ const (
 	phaseReceive                 // RECEIVE waits
 	phaseProcessing              // the received messages are being processed
 	phaseTouch                   // a statement on another conversation waits for its lock
+	phaseProgram                 // a statement of the program waits for its lock
 )
 
 // Session events.
@@ -90,6 +102,7 @@ func (w *world) newReaderProgram(q model.QueueID, cfg Reader) *readerProgram {
 	r := &readerProgram{w: w, queue: q, inst: w.cat.Databases[db].Instance, cfg: cfg}
 	r.stats.Queue = w.cat.Queues[q].Name
 	r.stats.Mode = cfg.Mode.String()
+	r.prog = w.newProgram(r.kind, q, 0, &r.cfg)
 	for range max(cfg.Sessions, 1) {
 		r.addSession(0, 0)
 	}
@@ -227,6 +240,8 @@ func (s *session) completed() {
 			return
 		}
 		s.finish()
+	case phaseProgram:
+		s.resumeOps()
 	default:
 		panic(fmt.Sprintf("scenarios: session %d of queue %d: a statement completed in phase %d at t=%v",
 			s.index, s.r.queue, s.phase, s.r.w.now()))
@@ -265,10 +280,15 @@ func (s *session) gotRows(rows []model.ReceivedMessage, err error) {
 	s.received++
 	s.charge(costReceiveRow, len(rows))
 	busy := time.Duration(0)
-	for range rows {
+	for _, m := range rows {
 		// Each draw is at most sim.MaxDelay; so is their sum, so that a batch of long ones
 		// cannot overflow the clock.
-		busy = min(busy+s.r.cfg.ProcessingTime.Sample(s.rng), sim.MaxDelay)
+		d, poison, handled := s.handlerBusy(m)
+		if !handled {
+			d = s.r.cfg.ProcessingTime.Sample(s.rng)
+		}
+		s.poison = s.poison || poison
+		busy = min(busy+d, sim.MaxDelay)
 	}
 	s.r.stats.Busy += busy
 	s.phase = phaseProcessing
@@ -322,6 +342,16 @@ func (s *session) processed() {
 		s.act(m)
 		s.r.remember(m.ConversationHandle)
 	}
+	s.pc = 0
+	s.afterOps()
+}
+
+// afterOps runs the program's statements, unless one waits, then goes on with the end of
+// the transaction.
+func (s *session) afterOps() {
+	if len(s.ops) > 0 && s.runOps() {
+		return
+	}
 	if p := s.r.cfg.TouchRate; p > 0 && s.rng.Float64() < p && len(s.r.known) > 0 {
 		h := s.r.known[s.rng.IntN(len(s.r.known))]
 		s.phase = phaseTouch
@@ -350,7 +380,7 @@ func (s *session) finish() {
 // endBatch commits or rolls back, then loops; with costs, once the COMMIT's CPU time and
 // log flush are done.
 func (s *session) endBatch() {
-	rollback := s.r.cfg.RollbackRate > 0 && s.rng.Float64() < s.r.cfg.RollbackRate
+	rollback := s.poison || s.r.cfg.RollbackRate > 0 && s.rng.Float64() < s.r.cfg.RollbackRate
 	if s.r.w.cfg.Costs != nil {
 		if !rollback {
 			s.charge(costCommit, 1)
@@ -376,10 +406,19 @@ func (s *session) endTransaction(rollback bool) {
 	} else {
 		s.t.Commit(w.now())
 		s.commitActs()
+		s.commitCounts()
 		s.r.stats.Commits++
 	}
+	s.resetProgram()
 	s.batch = s.batch[:0]
 	s.phase = phaseIdle
+}
+
+// resetProgram forgets the program's statements of a transaction that has ended; what a
+// rolled-back one counted is dropped.
+func (s *session) resetProgram() {
+	s.ops, s.pc, s.begunDialog, s.poison = s.ops[:0], 0, 0, false
+	s.counts = programCounts{}
 }
 
 // failed handles a statement's error and reports whether there was one. A deadlock victim
@@ -414,6 +453,7 @@ func (s *session) failed(err error) bool {
 			s.exit() // an activated task ends: its MAX_QUEUE_READERS slot frees (ACT-8)
 		}
 	}
+	s.resetProgram()
 	s.batch = s.batch[:0]
 	s.phase = phaseIdle
 	s.owed = bill{}
@@ -437,6 +477,7 @@ type appAct struct {
 	kind actKind
 	d    *dialogApp
 	msg  model.ReceivedMessage
+	undo func() // actProgram: restores the program's state
 }
 
 type actKind uint8
@@ -446,6 +487,7 @@ const (
 	actReply                       // a reply counted
 	actEnded                       // the initiator's side ended
 	actNotified                    // an external activator got QUEUE_ACTIVATION
+	actProgram                     // a program changed its state per group or conversation
 )
 
 func (s *session) commitActs() {
@@ -475,6 +517,8 @@ func (s *session) undoActs() {
 		case actEnded:
 			a.d.ended = false
 			a.d.wl.ended--
+		case actProgram:
+			a.undo()
 		}
 	}
 	clear(s.acts)
@@ -502,6 +546,9 @@ func (r *readerProgram) senderLevel(m model.ReceivedMessage) int {
 func (s *session) act(m model.ReceivedMessage) {
 	w := s.r.w
 	now := w.now()
+	if s.r.prog != nil && s.programAct(m) {
+		return
+	}
 	switch m.MessageType {
 	case model.DialogTimerMessageType:
 		return

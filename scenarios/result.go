@@ -361,6 +361,13 @@ type ReaderResult struct {
 	// PeakRunning is the most sessions that ran at once, those still in their start-up
 	// (external readers) counted.
 	PeakRunning int
+	// The program's statements (Reader.On, Reader.Hook) in committed transactions: SEND,
+	// BEGIN DIALOG, END CONVERSATION, BEGIN CONVERSATION TIMER, and the sagas whose
+	// replies were all gathered; StatementFailures counts the statements that failed (the
+	// dialog had failed or ended, the contract refused the type on that side), which do
+	// not stop the run; StatementWaits the statements that waited for a group's lock.
+	Sends, BeginDialogs, Ends, Timers, Gathered int64
+	StatementFailures, StatementWaits           int64
 }
 
 func (w *world) readerResults() []ReaderResult {
