@@ -59,6 +59,8 @@ type session struct {
 	batch   []model.ReceivedMessage
 	acts    []appAct // what the applications did in the transaction, undone on rollback
 	stopped bool     // the queue is OFF: the loop waits for ALTER QUEUE ... STATUS = ON
+
+	receivedAt time.Duration // when the RECEIVE that returned batch did (figures.go)
 }
 
 type sessionPhase uint8
@@ -237,7 +239,7 @@ func (s *session) gotRows(rows []model.ReceivedMessage, err error) {
 		s.nothingReceived()
 		return
 	}
-	s.batch = rows
+	s.batch, s.receivedAt = rows, s.r.w.now()
 	busy := time.Duration(0)
 	for range rows {
 		// Each draw is at most sim.MaxDelay; so is their sum, so that a batch of long ones
@@ -382,6 +384,7 @@ type appAct struct {
 	kind actKind
 	d    *dialogApp
 	msg  model.ReceivedMessage
+	at   time.Duration // when RECEIVE returned msg
 }
 
 type actKind uint8
@@ -402,6 +405,7 @@ func (s *session) commitActs() {
 			w.latency.record(m.EnqueuedAt - m.SentAt)
 			w.levels[s.r.senderLevel(m)].add(m)
 			s.r.stats.Messages++
+			w.noteReceived(s.r.queue, m, a.at)
 		case actNotified:
 			s.r.activator.notified()
 		}
@@ -470,7 +474,7 @@ func (s *session) act(m model.ReceivedMessage) {
 		}
 		return
 	}
-	s.acts = append(s.acts, appAct{kind: actReceived, msg: m})
+	s.acts = append(s.acts, appAct{kind: actReceived, msg: m, at: s.receivedAt})
 	d := w.dialogs[m.ConversationID]
 	if d == nil {
 		return

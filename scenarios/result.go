@@ -39,6 +39,8 @@ type Result struct {
 	// Levels breaks the user messages RECEIVE returned down by the level of the endpoint
 	// that sent them, highest first, for the levels that carried any.
 	Levels []LevelResult
+	// Flow is the round trips, time in queue and sojourn over the whole run (figures.go).
+	Flow RunFlow
 	// Conversations has one row per dialog when Config.Trace is on.
 	Conversations []ConversationResult
 	// StatementErrors counts statements the applications issued that failed unexpectedly;
@@ -122,6 +124,12 @@ type WorkloadResult struct {
 	MessagesSent    int64
 	RepliesReceived int64
 	SendFailures    int64
+	// Latency is from SEND commit to ready, over the user messages of the workload's
+	// dialogs received, both directions; RoundTrip from a request's SEND commit to the
+	// commit that received its reply on the initiator's side; RoundTripsUntracked counts
+	// the requests left out of the round trips (MaxPendingRequests).
+	Latency, RoundTrip  LatencySummary
+	RoundTripsUntracked int64
 }
 
 // ConversationResult counts what happened to one dialog, from the trace.
@@ -263,6 +271,7 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 		res.Workloads = append(res.Workloads, WorkloadResult{Name: wl.cfg.Name, DialogsBegun: wl.begun,
 			DialogsEnded: wl.ended, MessagesSent: wl.messagesSent, RepliesReceived: wl.replies, SendFailures: wl.sendFails})
 	}
+	w.flowResults(res)
 	for _, c := range w.convStats {
 		c.Latency = summarize(c.latencies)
 		res.Conversations = append(res.Conversations, c.ConversationResult)
