@@ -19,6 +19,9 @@ type Broker struct {
 	// now is the time of the input being handled.
 	now time.Duration
 
+	// endpointStates counts the endpoints of each database by state (EndpointStates).
+	endpointStates []EndpointStateCounts
+
 	endpoints map[ConversationHandle]*endpoint // by handle, for applications and timers
 	dialogs   map[dialogKey]*endpoint          // by dialog and side, for arriving fragments
 	retained  map[ConversationHandle]*endpoint // closed targets kept for late arrivals (G-16)

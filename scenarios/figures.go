@@ -183,6 +183,9 @@ func (w *world) flowResults(res *Result) {
 	for i := range w.flows.workloads {
 		wf, row := w.flows.workloads[i], &res.Workloads[i]
 		row.Latency, row.RoundTrip, row.RoundTripsUntracked = summaryOf(wf.latency), summaryOf(wf.roundTrip), wf.untracked
+		if wf.roundTrip != nil {
+			row.RoundTripCDF = wf.roundTrip.cdf()
+		}
 	}
 	r := &w.flows.run
 	res.Flow = RunFlow{RoundTrip: summaryOf(r.roundTrip), TimeInQueue: summaryOf(r.timeInQueue), Sojourn: summaryOf(r.sojourn)}

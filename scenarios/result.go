@@ -130,6 +130,8 @@ type WorkloadResult struct {
 	// the requests left out of the round trips (MaxPendingRequests).
 	Latency, RoundTrip  LatencySummary
 	RoundTripsUntracked int64
+	// RoundTripCDF is the round trip's distribution, from its histogram's buckets.
+	RoundTripCDF []CDFPoint
 }
 
 // ConversationResult counts what happened to one dialog, from the trace.
