@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // EndpointStateCounts counts conversation endpoints by state, indexed by EndpointState
 // (index 0 is unused): the rows of sys.conversation_endpoints grouped by state.
 type EndpointStateCounts [Closed + 1]int
@@ -45,4 +47,27 @@ func (b *Broker) unlist(ep *endpoint) {
 	b.countState(ep, ep.state, 0)
 	ep.listed = false
 	delete(b.endpoints, ep.handle)
+}
+
+// EndpointsUpTo returns the first n rows of sys.conversation_endpoints, by handle, as
+// Endpoints would list them, and how many rows there are in all: a bounded look at an
+// instance that may hold a million endpoints, without building every row.
+func (b *Broker) EndpointsUpTo(n int) (rows []ConversationEndpoint, total int) {
+	first := make([]ConversationHandle, 0, min(n, len(b.endpoints))) // the n smallest handles, in order
+	for h := range b.endpoints {
+		if len(first) == n && (n == 0 || h > first[n-1]) {
+			continue
+		}
+		i, _ := slices.BinarySearch(first, h)
+		if len(first) < n {
+			first = append(first, 0)
+		}
+		copy(first[i+1:], first[i:len(first)-1])
+		first[i] = h
+	}
+	rows = make([]ConversationEndpoint, 0, len(first))
+	for _, h := range first {
+		rows = append(rows, b.endpoints[h].row())
+	}
+	return rows, len(b.endpoints)
 }

@@ -79,6 +79,7 @@ func (s sampler) HandleEvent(uint64) {
 		w.sampleQueue(model.QueueID(q))
 	}
 	w.sampleWorld()
+	w.snapshotSample()
 	if next, ok := w.nextSample(); ok && w.e.Pending() > 0 {
 		w.e.Schedule(next, s, 0)
 	}

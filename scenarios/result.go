@@ -56,6 +56,10 @@ type Result struct {
 	Activators []ActivatorResult
 	// Series are the world's figures over time.
 	Series Series
+	// Snapshots are the views at instants of the run, the last at its end (snapshots.go).
+	Snapshots []Snapshot
+	// SnapshotRows is the most rows of a view a snapshot keeps per instance.
+	SnapshotRows int
 	// InvariantsChecked says the online checkers watched the run (Config.CheckInvariants).
 	InvariantsChecked bool
 	// Violation is the first invariant violated, when Config.CheckInvariants is on.
@@ -274,6 +278,7 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 			DialogsEnded: wl.ended, MessagesSent: wl.messagesSent, RepliesReceived: wl.replies, SendFailures: wl.sendFails})
 	}
 	w.flowResults(res)
+	res.Snapshots, res.SnapshotRows = w.snapshotResults(), w.cfg.Snapshots.rows()
 	for _, c := range w.convStats {
 		c.Latency = summarize(c.latencies)
 		res.Conversations = append(res.Conversations, c.ConversationResult)

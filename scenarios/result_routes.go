@@ -35,7 +35,22 @@ func (w *world) routeResults(inst model.InstanceID, ir *InstanceResult) {
 		ir.Databases = append(ir.Databases, DatabaseResult{Name: d.Name, BrokerInstance: w.cat.BrokerInstance(d.Broker),
 			Routes: b.Routes(db)})
 	}
-	for _, r := range b.TransmissionQueue() {
+	ir.TransmissionQueue = w.transmissionQueueGroups(b, b.TransmissionQueue())
+	for _, ep := range ir.Endpoints {
+		if ep.Delayed {
+			ir.DelayedConversations++
+		}
+	}
+	if w.delayed != nil {
+		ir.ConversationsDelayed = w.delayed[inst]
+	}
+}
+
+// transmissionQueueGroups counts rows of an instance's sys.transmission_queue by database,
+// to_service_name and transmission_status, in that order.
+func (w *world) transmissionQueueGroups(b *model.Broker, rows []model.TransmissionQueueRow) []TransmissionQueueGroup {
+	var groups []TransmissionQueueGroup
+	for _, r := range rows {
 		// The row is in its endpoint's database: the sender's, or for a message that
 		// arrived and waits for an OFF queue (TXQ-4) the target's.
 		service := r.FromService
@@ -46,27 +61,20 @@ func (w *world) routeResults(inst model.InstanceID, ir *InstanceResult) {
 		if service >= 0 {
 			g.Database = w.cat.Databases[w.cat.Services[service].Database].Name
 		}
-		i := slices.IndexFunc(ir.TransmissionQueue, func(x TransmissionQueueGroup) bool {
+		i := slices.IndexFunc(groups, func(x TransmissionQueueGroup) bool {
 			return x.Database == g.Database && x.ToService == g.ToService && x.TransmissionStatus == g.TransmissionStatus
 		})
 		if i < 0 {
-			ir.TransmissionQueue = append(ir.TransmissionQueue, g)
-			i = len(ir.TransmissionQueue) - 1
+			groups = append(groups, g)
+			i = len(groups) - 1
 		}
-		ir.TransmissionQueue[i].Rows++
+		groups[i].Rows++
 	}
-	slices.SortFunc(ir.TransmissionQueue, func(x, y TransmissionQueueGroup) int {
+	slices.SortFunc(groups, func(x, y TransmissionQueueGroup) int {
 		return cmp.Or(cmp.Compare(x.Database, y.Database), cmp.Compare(x.ToService, y.ToService),
 			cmp.Compare(x.TransmissionStatus, y.TransmissionStatus))
 	})
-	for _, ep := range ir.Endpoints {
-		if ep.Delayed {
-			ir.DelayedConversations++
-		}
-	}
-	if w.delayed != nil {
-		ir.ConversationsDelayed = w.delayed[inst]
-	}
+	return groups
 }
 
 // countDelayed counts the conversations of an instance that were delayed (RTE-2 step 7),

@@ -31,7 +31,8 @@ type world struct {
 	waiterOf   []map[model.TxID]statementWaiter // by instance: the applications' waiting transactions
 	workloads  []*workloadRun
 	dialogs    map[model.ConversationID]*dialogApp
-	flows      flows // time in queue, sojourn, backlog, round trips (figures.go)
+	flows      flows        // time in queue, sojourn, backlog, round trips (figures.go)
+	snapshots  snapshotting // the views at instants of the run (snapshots.go)
 
 	checker   *invariant.Checker
 	violation *invariant.Violation

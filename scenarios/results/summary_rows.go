@@ -303,9 +303,8 @@ func queues(in []scenarios.QueueResult) []Queue {
 			row.PeakWaiting = max(row.PeakWaiting, smp.Waiting)
 		}
 		if m := q.Monitor; m != nil {
-			row.Monitor = &Monitor{QueueID: int(m.Queue), State: m.State.String(),
-				LastEmptyRowsetTimeS: optionalSeconds(m.LastEmptyRowsetTime), LastActivatedTimeS: optionalSeconds(m.LastActivatedTime),
-				TasksWaiting: m.TasksWaiting, Running: m.Running, Failed: m.Failed, Started: m.Started, NotificationsSent: m.NotifiesSent}
+			mon := monitor(*m)
+			row.Monitor = &mon
 		}
 		for _, t := range q.ActivatedTasks {
 			row.ActivatedTasks = append(row.ActivatedTasks, ActivatedTask{Task: int(t.Task), Procedure: t.Procedure, StartedS: seconds(t.Started)})

@@ -23,7 +23,7 @@ const (
 
 // WriteAll writes everything about one run to dir, a Folder (created if needed, holding
 // no other run afterwards): summary.json from s, series.csv and latency_cdf.csv from res,
-// round_trip_cdf.csv when a workload had replies,
+// round_trip_cdf.csv when a workload had replies, snapshots.json,
 // trace.jsonl from trace when it holds records (pass res.Trace, or nil for no trace file),
 // the plots, and the manifest. It returns the paths it wrote, in that order; on an error,
 // the paths written before it.
@@ -46,6 +46,9 @@ func (f *Folder) WriteRun(res *scenarios.Result, s Summary, trace []model.TraceR
 		{SummaryFile, func(w io.Writer) error { return WriteSummary(w, s) }},
 		{SeriesFile, func(w io.Writer) error { return WriteSeries(w, res) }},
 		{LatencyCDFFile, func(w io.Writer) error { return WriteLatencyCDF(w, res) }},
+	}
+	if len(res.Snapshots) > 0 {
+		files = append(files, outputFile{SnapshotsFile, func(w io.Writer) error { return WriteSnapshots(w, NewSnapshots(res)) }})
 	}
 	roundTrips := roundTripRows(res)
 	if len(roundTrips) > 0 {
