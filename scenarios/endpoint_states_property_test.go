@@ -47,6 +47,13 @@ func endpointCountsProblem(w *world) string {
 			return fmt.Sprintf("t=%v: instance %s: EndpointsUpTo(5) gave %d rows of %d, not the first of sys.conversation_endpoints' %d",
 				w.now(), w.cat.Instances[i].Name, len(first), total, len(all))
 		}
+		txq := b.TransmissionQueue()
+		var oldest []model.TransmissionQueueRow
+		b.EachTransmissionQueueRow(func(r model.TransmissionQueueRow) { oldest = keepOldest(oldest, 5, r) })
+		if want := txq[:min(5, len(txq))]; !reflect.DeepEqual(oldest, want) && (len(oldest) > 0 || len(want) > 0) {
+			return fmt.Sprintf("t=%v: instance %s: the oldest transmission queue rows a snapshot keeps are %v, not %v",
+				w.now(), w.cat.Instances[i].Name, oldest, want)
+		}
 		for _, ep := range all {
 			if ep.Contract != model.PostEventNotificationContract {
 				want[w.cat.Services[ep.Service].Database][ep.State]++
@@ -94,7 +101,8 @@ func checkEndpointCounts(s worldSpec) string {
 // every instant, over random worlds and fault mixes: dialogs that end both ways and with
 // errors, lifetimes that expire (DLG-5), closed targets retained and then forgotten
 // (G-16), forwarders and notifications left aside. The first rows a snapshot keeps
-// (EndpointsUpTo) are those of the whole view.
+// (EndpointsUpTo, and keepOldest over EachTransmissionQueueRow) are those of the whole
+// views.
 func TestDLG4_EndpointCountsByStateAreTheEndpointsUnderEveryFaultMix(t *testing.T) {
 	properties := gopter.NewProperties(propertyParameters(t, 60, 15))
 	properties.Property("endpoint counts by state match sys.conversation_endpoints", prop.ForAll(checkEndpointCounts, genWorldSpec()))

@@ -112,8 +112,12 @@ func (w *world) noteReceived(q model.QueueID, m model.ReceivedMessage, receivedA
 	wf := &fl.workloads[d.wl.index]
 	record(&wf.latency, m.EnqueuedAt-m.SentAt)
 	if m.ConversationHandle != d.initiator {
+		if !d.wl.awaitsReplies() {
+			return
+		}
 		if d.ended {
-			return // the initiator's side has ended (fire and forget): no reply can reach it
+			fl.forget(m.ConversationID) // the initiator's side has ended: no reply can reach it
+			return
 		}
 		if !fl.requestReceived(m.ConversationID, m.SentAt) {
 			wf.untracked++
@@ -123,6 +127,19 @@ func (w *world) noteReceived(q model.QueueID, m model.ReceivedMessage, receivedA
 	if sent, ok := fl.replyReceived(m.ConversationID); ok {
 		record(&wf.roundTrip, now-sent)
 		record(&fl.run.roundTrip, now-sent)
+	}
+}
+
+// awaitsReplies says whether the workload's dialogs are answered, so that the round trips
+// remember their requests: with Workload.Replies. A reader program that replies to a
+// workload's requests (issue 14, item 1) makes it true here too.
+func (wl *workloadRun) awaitsReplies() bool { return wl.cfg.Replies }
+
+// forget drops what the round trips remember of a dialog.
+func (f *flows) forget(c model.ConversationID) {
+	if p, ok := f.pending[c]; ok {
+		f.pendingLen -= len(p)
+		delete(f.pending, c)
 	}
 }
 

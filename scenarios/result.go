@@ -130,8 +130,9 @@ type WorkloadResult struct {
 	SendFailures    int64
 	// Latency is from SEND commit to ready, over the user messages of the workload's
 	// dialogs received, both directions; RoundTrip from a request's SEND commit to the
-	// commit that received its reply on the initiator's side; RoundTripsUntracked counts
-	// the requests left out of the round trips (MaxPendingRequests).
+	// commit that received its reply on the initiator's side (a workload with Replies);
+	// RoundTripsUntracked counts the requests left out of the round trips
+	// (MaxPendingRequests).
 	Latency, RoundTrip  LatencySummary
 	RoundTripsUntracked int64
 	// RoundTripCDF is the round trip's distribution, from its histogram's buckets.

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -137,10 +138,14 @@ func (w *world) snapshot() Snapshot {
 			}
 		}
 		is.Endpoints, is.EndpointsTotal = b.EndpointsUpTo(n)
-		rows := b.TransmissionQueue()
-		is.TransmissionQueue = w.transmissionQueueGroups(b, rows)
-		is.TransmissionQueueTotal = len(rows)
-		is.TransmissionQueueRows = slices.Clone(rows[:min(n, len(rows))])
+		var groups txqGrouper
+		oldest := make([]model.TransmissionQueueRow, 0, n)
+		b.EachTransmissionQueueRow(func(r model.TransmissionQueueRow) {
+			groups.add(w, b, r)
+			is.TransmissionQueueTotal++
+			oldest = keepOldest(oldest, n, r)
+		})
+		is.TransmissionQueue, is.TransmissionQueueRows = groups.groups(), oldest
 		snap.Instances = append(snap.Instances, is)
 	}
 	return snap
@@ -153,4 +158,28 @@ func (w *world) snapshotResults() []Snapshot {
 		out = append(out, w.snapshot())
 	}
 	return out
+}
+
+// keepOldest inserts r into rows, the oldest rows of sys.transmission_queue seen so far in
+// TransmissionQueue's order (enqueue time, conversation, sequence number), keeping at most
+// n of them. A row that ties goes after those it ties with: the visiting order breaks ties,
+// as TransmissionQueue's stable sort does.
+func keepOldest(rows []model.TransmissionQueueRow, n int, r model.TransmissionQueueRow) []model.TransmissionQueueRow {
+	after := func(x model.TransmissionQueueRow) bool { // r sorts after x, or ties with it
+		return cmp.Or(cmp.Compare(x.EnqueueTime, r.EnqueueTime), cmp.Compare(x.ConversationHandle, r.ConversationHandle),
+			cmp.Compare(x.MessageSequenceNumber, r.MessageSequenceNumber)) <= 0
+	}
+	if len(rows) == n && (n == 0 || after(rows[n-1])) {
+		return rows
+	}
+	i := len(rows)
+	for i > 0 && !after(rows[i-1]) {
+		i--
+	}
+	if len(rows) < n {
+		rows = append(rows, model.TransmissionQueueRow{})
+	}
+	copy(rows[i+1:], rows[i:len(rows)-1])
+	rows[i] = r
+	return rows
 }
