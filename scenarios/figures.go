@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/sbsim/sbsim/model"
@@ -90,6 +91,9 @@ func (w *world) noteReady(inst model.InstanceID, q model.QueueID) {
 // receivedAt, in a transaction that commits now.
 func (w *world) noteReceived(q model.QueueID, m model.ReceivedMessage, receivedAt time.Duration) {
 	now := w.now()
+	if receivedAt < m.EnqueuedAt {
+		panic(fmt.Sprintf("scenarios: a message ready at %v counted as received at %v, on queue %d", m.EnqueuedAt, receivedAt, q))
+	}
 	qf := &w.queues[q].flow
 	f := &qf.res
 	if f.Received == 0 || m.EnqueuedAt < f.FirstArrival {

@@ -143,7 +143,7 @@ func (s *session) programAct(m model.ReceivedMessage) bool {
 		return false
 	}
 	if user {
-		s.acts = append(s.acts, appAct{kind: actReceived, msg: m})
+		s.acts = append(s.acts, appAct{kind: actReceived, msg: m, at: s.receivedAt})
 	}
 	s.queueStatements(m, stmts, 0)
 	return true

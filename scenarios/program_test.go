@@ -386,3 +386,32 @@ func TestProgramProcessingDependsOnTypeAndSize(t *testing.T) {
 	// 20 requests of 4 KiB at 1 ms + 4 × 2 ms, and 10 EndDialogs at the reader's 1 s.
 	assert.Equal(t, 20*9*time.Millisecond+10*time.Second, front.Busy)
 }
+
+// The flow figures count what a program handles as they count the default path's: a
+// request answered by a handler waits on its queue, and is timed, exactly as one answered
+// by the workload's automatic reply, when both readers take the same time.
+func TestProgramHandledMessagesCountInTheQueueFigures(t *testing.T) {
+	cfg := programWorld(Workload{Name: "rr", Dialogs: 30, Interarrival: sim.Fixed(20 * time.Millisecond), Messages: 2, Replies: true,
+		ReplySize: reply().Size})
+	slow := sim.Fixed(50 * time.Millisecond)
+	cfg.Readers = []Reader{{Queue: "FrontQueue", ProcessingTime: slow}}
+	byDefault := runProgram(t, cfg, 3)
+	cfg.Readers = []Reader{{Queue: "FrontQueue", ProcessingTime: slow, On: []Handler{{MessageType: "Request", ProcessingTime: slow, Do: []Statement{reply()}}}}}
+	byProgram := runProgram(t, cfg, 3)
+
+	flow := func(res *Result) QueueFlow {
+		for _, q := range res.Queues {
+			if q.Queue == "FrontQueue" {
+				return q.Flow
+			}
+		}
+		t.Fatal("no FrontQueue")
+		return QueueFlow{}
+	}
+	got, want := flow(byProgram), flow(byDefault)
+	require.Equal(t, int64(60), want.Received)
+	assert.Positive(t, want.TimeInQueue.Max, "a reader slower than the arrivals leaves messages waiting")
+	assert.Equal(t, want.Received, got.Received)
+	assert.Equal(t, want.TimeInQueue, got.TimeInQueue, "time in queue of the program's messages")
+	assert.Equal(t, want.Sojourn, got.Sojourn)
+}
