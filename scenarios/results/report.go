@@ -341,7 +341,8 @@ var figureGroups = []struct {
 
 // writeFigures writes every metric of scenarios.Metrics, one table per key it takes: a row
 // per metric, a column per subject ("all" for the whole run). "-" marks a subject the
-// metric has no value on (no message was received at that level).
+// metric has no value on (no message was received at that level); a metric with no value
+// on any subject (the CPU figures of a run without costs) is only named, below its table.
 func writeFigures(w io.Writer, res *scenarios.Result) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "figures (each row a metric an expectation can name, docs/scenario-files.md#metrics):")
@@ -363,14 +364,25 @@ func writeFigures(w io.Writer, res *scenarios.Result) {
 			header = append(header, subjectColumn(s))
 		}
 		fmt.Fprintln(tw, strings.Join(header, "\t"))
+		var empty []string
 		for _, m := range rows {
 			cells := []string{"    " + m.Name}
+			valued := false
 			for _, s := range subjects {
-				cells = append(cells, figure(res, m, s))
+				c := figure(res, m, s)
+				valued = valued || c != "-"
+				cells = append(cells, c)
+			}
+			if !valued {
+				empty = append(empty, m.Name)
+				continue
 			}
 			fmt.Fprintln(tw, strings.Join(cells, "\t"))
 		}
 		tw.Flush()
+		if len(empty) > 0 {
+			fmt.Fprintf(w, "    (no value in this run: %s)\n", strings.Join(empty, ", "))
+		}
 	}
 }
 
