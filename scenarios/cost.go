@@ -129,6 +129,10 @@ type cpuPool struct {
 	freeAt []time.Duration // by CPU: when it has done the work assigned to it
 	busy   time.Duration   // CPU time served so far
 	byKind [costKinds]time.Duration
+	// first and last are when the first CPU work began and the last ended: the span over
+	// which cpu.busy is measured.
+	first, last time.Duration
+	worked      bool
 	// flushStart and flushEnd are the latest log flush of each database (by DatabaseID):
 	// the flush under way, or the next one that commits arriving now will join.
 	flushStart, flushEnd []time.Duration
@@ -145,9 +149,14 @@ func (p *cpuPool) run(now, d time.Duration) time.Duration {
 			best = i
 		}
 	}
-	end := max(now, p.freeAt[best]) + d
+	start := max(now, p.freeAt[best])
+	end := start + d
 	p.freeAt[best] = end
 	p.busy += d
+	if !p.worked {
+		p.first, p.worked = start, true
+	}
+	p.last = max(p.last, end)
 	return end
 }
 
@@ -287,6 +296,9 @@ type CPUResult struct {
 	// Busy is the CPU time served; ByKind splits it by statement kind (CostKinds order).
 	Busy   time.Duration
 	ByKind []time.Duration
+	// Span is from the start of the first CPU work to the end of the last: the time the
+	// instance had work, over which cpu.busy is the part of its capacity used.
+	Span time.Duration
 }
 
 // CostKinds names the statement kinds of CPUResult.ByKind, in order.
@@ -299,7 +311,8 @@ func (w *world) cpuResults() []CPUResult {
 	out := make([]CPUResult, len(w.cpus))
 	for i := range w.cpus {
 		p := &w.cpus[i]
-		out[i] = CPUResult{Instance: w.cat.Instances[i].Name, CPUs: len(p.freeAt), Busy: p.busy, ByKind: append([]time.Duration(nil), p.byKind[:]...)}
+		out[i] = CPUResult{Instance: w.cat.Instances[i].Name, CPUs: len(p.freeAt), Busy: p.busy, ByKind: append([]time.Duration(nil), p.byKind[:]...),
+			Span: p.last - p.first}
 	}
 	return out
 }

@@ -10,18 +10,18 @@ import (
 func costMetrics() []Metric {
 	ms := []Metric{
 		{Name: "cpu.busy", Unit: Fraction, Takes: InstanceKey,
-			Doc: "the part of the CPU capacity used (CPU time served over CPUs times the run's length), 0 to 1, with costs on; with an instance, of its CPUs",
+			Doc: "the part of the CPU capacity used while there was work (CPU time served over CPUs times the span from the first CPU work to the last), 0 to 1, with costs on; with an instance, of its CPUs",
 			value: func(res *Result, s Subject) (float64, string) {
 				var busy, capacity float64
 				err := cpuRows(res, s, func(c CPUResult) {
 					busy += float64(c.Busy)
-					capacity += float64(c.CPUs) * float64(res.EndTime)
+					capacity += float64(c.CPUs) * float64(c.Span)
 				})
 				if err != "" {
 					return 0, err
 				}
 				if capacity == 0 {
-					return 0, "the run took no time"
+					return 0, "no CPU work"
 				}
 				return busy / capacity, ""
 			}},
