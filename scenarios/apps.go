@@ -30,6 +30,16 @@ type workloadRun struct {
 	attempts int
 	// group is the conversation group of the current group's first dialog (GroupSize).
 	group model.ConversationGroupID
+	// received counts the user messages the targets received, targetEnded the dialogs
+	// whose target ended by the life cycle (lifecycle.go).
+	received, targetEnded int64
+	// pool is the pool of reused dialogs (Reuse), nil for a dialog per unit of work;
+	// recycled counts the dialogs it retired, lockWaits the units whose first SEND waited
+	// for the group's lock, and lockWait their time waiting.
+	pool      *pool
+	recycled  int64
+	lockWaits int64
+	lockWait  time.Duration
 }
 
 // dialogApp is the application state of one dialog of a workload, both sides.
@@ -42,6 +52,20 @@ type dialogApp struct {
 	sent                        int
 	replies                     int
 	ended                       bool
+	// received counts the user messages the target received, targetEnded says the target
+	// ended its side by the life cycle (lifecycle.go).
+	received    int
+	targetEnded bool
+	// reused marks a pooled dialog (Reuse); endOfStream, when positive, is the number of
+	// messages up to and including its end-of-stream message.
+	reused      bool
+	endOfStream int
+}
+
+// isEndOfStream reports whether the next message the target receives on d is its
+// end-of-stream message (Reuse.EndOfStream).
+func (d *dialogApp) isEndOfStream() bool {
+	return d.reused && d.endOfStream > 0 && d.received+1 >= d.endOfStream
 }
 
 // beginNext is the argument of a workload event that begins the next dialog; any other
@@ -64,7 +88,9 @@ func (w *world) newWorkload(i int) (*workloadRun, error) {
 	wl.replyType, _ = w.cat.MessageType(orDefault(cfg.ReplyType, model.MessageTypeDefault))
 	prefix := "workload/" + cfg.Name + "/" + strconv.Itoa(i) + "/"
 	wl.arrivals, wl.gaps, wl.sizes = w.e.Stream(prefix+"arrivals"), w.e.Stream(prefix+"gaps"), w.e.Stream(prefix+"sizes")
-	if cfg.Dialogs > 0 {
+	if cfg.Reuse != nil {
+		wl.pool = newPool(wl)
+	} else if cfg.Dialogs > 0 {
 		w.e.Schedule(cfg.Start, wl, beginNext)
 	}
 	return wl, nil
@@ -108,6 +134,7 @@ func (wl *workloadRun) beginDialog(related bool) {
 	index, gap := -1, time.Duration(0)
 	w.step(wl.inst, func(b *model.Broker) {
 		t := b.Begin(w.now())
+		wl.charge(costBeginDialog, 1)
 		h, err := t.BeginDialog(w.now(), wl.from, wl.to, wl.contract, opts)
 		if err == model.ErrWaiting {
 			w.waiterOf[wl.inst][t.ID()] = &pendingBegin{wl: wl, t: t, epoch: w.epoch(wl.inst)}
@@ -132,6 +159,7 @@ func (wl *workloadRun) started(b *model.Broker, t *model.Tx, h model.Conversatio
 		return -1, 0
 	}
 	t.Commit(w.now())
+	wl.charge(costCommit, 1)
 	wl.begun++
 	ep, _ := b.Endpoint(h)
 	if wl.cfg.GroupSize > 1 && wl.group != ep.ConversationGroupID {
@@ -198,6 +226,8 @@ func (wl *workloadRun) send(b *model.Broker, d *dialogApp) time.Duration {
 		size := int64(wl.cfg.Size.distribution().Sample(wl.sizes))
 		// A SEND that waits for the group's lock (the initiator's reader holds it) is sent
 		// when it gets it; its completion reports a failure then.
+		wl.charge(costSend, 1)
+		wl.charge(costCommit, 1) // each SEND runs on its own (autocommit)
 		err := b.Send(w.now(), d.initiator, wl.messageType, size)
 		if err == model.ErrWaiting {
 			w.waitingStatement(wl.inst, b, &pendingStatement{wl: wl, d: d, epoch: w.epoch(wl.inst)})
@@ -213,7 +243,7 @@ func (wl *workloadRun) send(b *model.Broker, d *dialogApp) time.Duration {
 			return gap
 		}
 	}
-	if !wl.cfg.Replies || d.replies >= wl.cfg.Messages {
+	if wl.initiatorEndsAfterSend(d) {
 		wl.end(b, d)
 	}
 	return 0
@@ -225,11 +255,9 @@ func (wl *workloadRun) end(b *model.Broker, d *dialogApp) {
 		return
 	}
 	d.ended = true
-	opts := model.EndOptions{}
-	if wl.cfg.EndWithError {
-		opts = model.EndOptions{WithError: true, ErrorCode: 50000}
-	}
-	err := b.EndConversation(wl.w.now(), d.initiator, opts)
+	wl.charge(costEnd, 1)
+	wl.charge(costCommit, 1)
+	err := b.EndConversation(wl.w.now(), d.initiator, wl.endOptions())
 	if err == model.ErrWaiting {
 		wl.w.waitingStatement(wl.inst, b, &pendingStatement{wl: wl, d: d, end: true, epoch: wl.w.epoch(wl.inst)})
 	}

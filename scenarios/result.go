@@ -122,6 +122,15 @@ type WorkloadResult struct {
 	MessagesSent    int64
 	RepliesReceived int64
 	SendFailures    int64
+	// MessagesReceived counts the messages their targets received (committed), end-of-stream
+	// messages aside; DialogsEndedByTarget the dialogs the target ended by the life cycle.
+	MessagesReceived     int64
+	DialogsEndedByTarget int64
+	// DialogsRecycled counts the pooled dialogs retired (Reuse); SenderLockWaits the units
+	// of work whose first SEND waited for the group's lock, SenderLockWait their waiting.
+	DialogsRecycled int64
+	SenderLockWaits int64
+	SenderLockWait  time.Duration
 }
 
 // ConversationResult counts what happened to one dialog, from the trace.
@@ -261,7 +270,9 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 	}
 	for _, wl := range w.workloads {
 		res.Workloads = append(res.Workloads, WorkloadResult{Name: wl.cfg.Name, DialogsBegun: wl.begun,
-			DialogsEnded: wl.ended, MessagesSent: wl.messagesSent, RepliesReceived: wl.replies, SendFailures: wl.sendFails})
+			DialogsEnded: wl.ended, MessagesSent: wl.messagesSent, RepliesReceived: wl.replies, SendFailures: wl.sendFails,
+			MessagesReceived: wl.received, DialogsEndedByTarget: wl.targetEnded, DialogsRecycled: wl.recycled,
+			SenderLockWaits: wl.lockWaits, SenderLockWait: wl.lockWait})
 	}
 	for _, c := range w.convStats {
 		c.Latency = summarize(c.latencies)
