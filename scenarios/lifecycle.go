@@ -244,3 +244,49 @@ func (c *Config) validateReuseCrashes() error {
 	}
 	return nil
 }
+
+// lifeCycleMetrics are the workloads' figures of life cycles and reuse. Each has a value
+// only for the workloads it concerns (a life cycle other than initiator, or a pool), so
+// that a world that uses neither reports none of them.
+func lifeCycleMetrics() []Metric {
+	var ms []Metric
+	for _, m := range []struct {
+		name, doc string
+		applies   func(WorkloadResult) bool
+		get       func(WorkloadResult) int64
+	}{
+		{"messages.received_by_target", "the messages the targets received and committed, end-of-stream messages aside (a workload with a life cycle other than initiator, or a pool)",
+			func(w WorkloadResult) bool { return w.End != EndInitiator || w.Reused },
+			func(w WorkloadResult) int64 { return w.MessagesReceived }},
+		{"dialogs.ended_by_target", "dialogs whose target ended the conversation by the life cycle (target, target-after-reply, or a pool's end-of-stream)",
+			func(w WorkloadResult) bool { return w.End == EndTarget || w.End == EndTargetAfterReply || w.Reused },
+			func(w WorkloadResult) int64 { return w.DialogsEndedByTarget }},
+		{"dialogs.recycled", "pooled dialogs the senders retired, by count or age (reuse)",
+			func(w WorkloadResult) bool { return w.Reused }, func(w WorkloadResult) int64 { return w.DialogsRecycled }},
+		{"senders.lock_waits", "units of work whose first SEND on a pooled dialog waited for its group's lock, held by another unit's transaction (LOCK-9, reuse)",
+			func(w WorkloadResult) bool { return w.Reused }, func(w WorkloadResult) int64 { return w.SenderLockWaits }},
+	} {
+		ms = append(ms, Metric{Name: m.name, Takes: WorkloadKey, Doc: m.doc + "; with a workload, that one's",
+			value: lifeCycleValue(m.applies, m.get)})
+	}
+	return ms
+}
+
+// lifeCycleValue sums a figure over the workloads of the subject it applies to; it has no
+// value when it applies to none.
+func lifeCycleValue(applies func(WorkloadResult) bool, get func(WorkloadResult) int64) func(*Result, Subject) (float64, string) {
+	return func(res *Result, s Subject) (float64, string) {
+		var n int64
+		found := false
+		for _, w := range res.Workloads {
+			if (s.Workload == "" || w.Name == s.Workload) && applies(w) {
+				n += get(w)
+				found = true
+			}
+		}
+		if !found {
+			return 0, "no workload of the subject has a life cycle or a pool this figure counts"
+		}
+		return float64(n), ""
+	}
+}

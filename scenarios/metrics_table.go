@@ -86,14 +86,11 @@ func buildMetrics() []Metric {
 		{"dialogs.ended", "dialogs whose initiator ended the conversation", func(w WorkloadResult) int64 { return w.DialogsEnded }},
 		{"replies.received", "replies the initiators received", func(w WorkloadResult) int64 { return w.RepliesReceived }},
 		{"send_failures", "SENDs refused because the dialog had failed or ended", func(w WorkloadResult) int64 { return w.SendFailures }},
-		{"dialogs.ended_by_target", "dialogs whose target ended the conversation by the workload's life cycle", func(w WorkloadResult) int64 { return w.DialogsEndedByTarget }},
-		{"dialogs.recycled", "pooled dialogs the workloads' senders retired (reuse)", func(w WorkloadResult) int64 { return w.DialogsRecycled }},
-		{"messages.received_by_target", "the workloads' messages their targets received (end-of-stream messages aside)", func(w WorkloadResult) int64 { return w.MessagesReceived }},
-		{"senders.lock_waits", "units of work whose first SEND on a pooled dialog waited for its group's lock (LOCK-9)", func(w WorkloadResult) int64 { return w.SenderLockWaits }},
 	} {
 		ms = append(ms, Metric{Name: w.name, Takes: WorkloadKey, Doc: w.doc + "; with a workload, that one's",
 			value: workloadValue(w.get)})
 	}
+	ms = append(ms, lifeCycleMetrics()...)
 	ms = append(ms, queueMetrics()...)
 	return append(ms, runMetrics()...)
 }

@@ -387,13 +387,13 @@ type appAct struct {
 type actKind uint8
 
 const (
-	actReceived actKind = iota + 1 // a user message, for the latency figures at commit
-	actReply                       // a reply counted
-	actEnded                       // the initiator's side ended
-	actNotified                    // an external activator got QUEUE_ACTIVATION
-	actCounted                     // a message the target received, for its life cycle
-	actCountedEndOfStream          // the end-of-stream message of a pooled dialog
-	actTargetEnded                 // the target's side ended by its life cycle
+	actReceived           actKind = iota + 1 // a user message, for the latency figures at commit
+	actReply                                 // a reply counted
+	actEnded                                 // the initiator's side ended
+	actNotified                              // an external activator got QUEUE_ACTIVATION
+	actCounted                               // a message the target received, for its life cycle
+	actCountedEndOfStream                    // the end-of-stream message of a pooled dialog
+	actTargetEnded                           // the target's side ended by its life cycle
 )
 
 func (s *session) commitActs() {

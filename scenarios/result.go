@@ -116,7 +116,10 @@ type LinkResult struct {
 
 // WorkloadResult is what a workload did.
 type WorkloadResult struct {
-	Name            string
+	Name string
+	// End is the workload's life cycle, Reused says it sends on a pool of dialogs.
+	End             LifeCycle
+	Reused          bool
 	DialogsBegun    int64
 	DialogsEnded    int64
 	MessagesSent    int64
@@ -269,7 +272,7 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 			LinkResult{p.pair.BToA.Name(), p.pair.BToA.Counters()})
 	}
 	for _, wl := range w.workloads {
-		res.Workloads = append(res.Workloads, WorkloadResult{Name: wl.cfg.Name, DialogsBegun: wl.begun,
+		res.Workloads = append(res.Workloads, WorkloadResult{Name: wl.cfg.Name, End: wl.cfg.End, Reused: wl.pool != nil, DialogsBegun: wl.begun,
 			DialogsEnded: wl.ended, MessagesSent: wl.messagesSent, RepliesReceived: wl.replies, SendFailures: wl.sendFails,
 			MessagesReceived: wl.received, DialogsEndedByTarget: wl.targetEnded, DialogsRecycled: wl.recycled,
 			SenderLockWaits: wl.lockWaits, SenderLockWait: wl.lockWait})

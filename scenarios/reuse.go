@@ -40,8 +40,8 @@ type sender struct {
 	d       *dialogApp // the dialog of the unit in progress
 	// first is the dialog's SendSequence when the unit's first SEND got the group's lock:
 	// its messages take the next sequence numbers (G-31), none of another unit's between.
-	first    model.SequenceNumber
-	err error
+	first model.SequenceNumber
+	err   error
 	// waited says the unit's first SEND waited for the group's lock, since waitedAt.
 	waited   bool
 	waitedAt time.Duration
