@@ -195,10 +195,14 @@ func (s *sender) locked(b *model.Broker) {
 	w.e.After(wl.cfg.Reuse.HoldTime.Sample(s.rng), s, evUnitHeld)
 }
 
+// carried is how many messages the unit's dialog will have carried once the unit
+// commits: those before its first (the dialog's SendSequence then), and its own.
+func (s *sender) carried() int { return int(s.first) + s.p.wl.cfg.Messages }
+
 // due reports whether the slot's dialog is due for recycling after this unit.
 func (s *sender) due(slot *poolSlot) bool {
 	r := s.p.wl.cfg.Reuse
-	return (r.RecycleAfterMessages > 0 && slot.d.sent >= r.RecycleAfterMessages) ||
+	return (r.RecycleAfterMessages > 0 && s.carried() >= r.RecycleAfterMessages) ||
 		(r.RecycleAfter > 0 && s.p.wl.w.now()-slot.begunAt >= r.RecycleAfter)
 }
 
@@ -216,7 +220,7 @@ func (s *sender) recycle(b *model.Broker, slot *poolSlot) {
 			s.fail(err)
 			return
 		}
-		d.endOfStream = d.sent + 1
+		d.endOfStream = s.carried() + 1 // d.sent counts SENDs still waiting, to be rolled back
 		return
 	}
 	wl.charge(costEnd, 1)
