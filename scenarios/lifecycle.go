@@ -148,6 +148,8 @@ func (wl *workloadRun) initiatorEndsAfterSend(d *dialogApp) bool {
 		return !wl.cfg.Replies || d.replies >= wl.cfg.Messages
 	case EndFireAndForget:
 		return true
+	case EndTarget, EndTargetAfterReply:
+		return wl.cfg.Messages == 0 // a dialog of no message has no target to end it
 	}
 	return false
 }
