@@ -158,12 +158,18 @@ func (s *sender) send(b *model.Broker) error {
 // the transaction open for its hold time.
 func (s *sender) locked(b *model.Broker) {
 	wl, w := s.p.wl, s.p.wl.w
+	// The first SEND was counted when it was issued, if it did not fail at once.
+	counted := s.waited || s.err == nil
 	if s.waited {
 		s.waited = false
 		wl.lockWait += w.now() - s.waitedAt
 	}
 	slot := &s.p.slots[s.slot]
 	failed := errors.Is(s.err, model.ErrHandleNotFound) || errors.Is(s.err, model.ErrConversationNotSending)
+	if (s.err != nil || slot.d != s.d) && counted {
+		s.d.sent-- // the SEND is rolled back
+		wl.messagesSent--
+	}
 	if s.err != nil && !failed {
 		s.fail(s.err)
 		return
@@ -172,10 +178,6 @@ func (s *sender) locked(b *model.Broker) {
 		slot.d = nil // the dialog failed (an Error, its lifetime): the slot begins a new one
 	}
 	if failed || slot.d != s.d {
-		if s.err == nil {
-			s.d.sent--
-			wl.messagesSent--
-		}
 		s.t.Rollback(w.now())
 		s.backlog++ // begin takes it again
 		s.begin(b)
