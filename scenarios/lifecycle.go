@@ -133,6 +133,8 @@ func (w *Workload) validateLifeCycle() error {
 		return errors.New("Reuse: a sender that ends a dialog with replies on their way loses them: recycle with EndOfStream")
 	case w.EndWithError:
 		return errors.New("Reuse: EndWithError is not used by a pool")
+	case w.MessageGap != (sim.Distribution{}):
+		return errors.New("Reuse: a unit's SENDs run in one transaction, one after another: MessageGap is not used")
 	}
 	if err := r.HoldTime.Validate(); err != nil {
 		return fmt.Errorf("Reuse: HoldTime: %w", err)

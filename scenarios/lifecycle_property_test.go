@@ -45,7 +45,7 @@ func (l lifeSpec) apply(cfg *Config) {
 	for i := range cfg.Workloads {
 		w := &cfg.Workloads[i]
 		if l.Reuse && i%2 == 0 {
-			w.EndWithError = false
+			w.EndWithError, w.MessageGap = false, sim.Distribution{}
 			w.Messages = max(w.Messages, 1)
 			w.Reuse = &Reuse{Dialogs: l.PoolDialogs, Senders: l.Senders, RecycleAfterMessages: l.RecycleAfterMessages,
 				RecycleAfter: time.Duration(l.RecycleAfterMs) * time.Millisecond, EndOfStream: l.EndOfStream || w.Replies,

@@ -184,6 +184,7 @@ func TestLifeCycleValidation(t *testing.T) {
 		{"reuse with a life cycle", func(w *Workload) { w.End, w.Reuse = EndNever, &Reuse{Dialogs: 1} }, "End is not used"},
 		{"reuse of no dialog", func(w *Workload) { w.Reuse = &Reuse{} }, "Dialogs 0 is below 1"},
 		{"reuse ending with replies", func(w *Workload) { w.Replies, w.Reuse = true, &Reuse{Dialogs: 1, RecycleAfterMessages: 5} }, "EndOfStream"},
+		{"reuse with a message gap", func(w *Workload) { w.MessageGap, w.Reuse = sim.Fixed(time.Second), &Reuse{Dialogs: 1} }, "MessageGap is not used"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := lifeCycleWorld(EndInitiator, false, 1)
