@@ -248,7 +248,9 @@ func (s *sender) commit(b *model.Broker) {
 	if s.d.endOfStream > 0 {
 		want++
 	}
-	if ep, ok := b.Endpoint(s.d.initiator); ok {
+	// An Error or the lifetime's end that came during the unit drops its SENDs at the
+	// commit (ER): nothing to check then.
+	if ep, ok := b.Endpoint(s.d.initiator); ok && ep.State != model.Error && ep.State != model.DisconnectedInbound {
 		got := ep.SendSequence
 		if ep.EndDialogSequence >= 0 {
 			got = ep.EndDialogSequence // the EndDialog took the next one
