@@ -84,8 +84,11 @@ type monitor struct {
 	// evalArmed is set while an evaluation is due for an ACT-3 event; evalArrival says one
 	// of the events was an arrival on a queue with nothing unread.
 	evalArmed, evalArrival bool
-	started                int64 // tasks started, ever
-	sent                   int64 // notifications sent, ever
+	// evalAltered says an ALTER QUEUE asked for the evaluation due: it may start a task
+	// while others run, as a tick may (ACT-7, G-5).
+	evalAltered bool
+	started     int64 // tasks started, ever
+	sent        int64 // notifications sent, ever
 }
 
 // task is an activated task: one running instance of the queue's procedure.
@@ -166,8 +169,11 @@ const (
 )
 
 // evaluate is one evaluation of the monitor (ACT-3): on its tick and on each ACT-3 event.
-// arrivalOnEmpty says a message has just arrived on a queue that had none unread.
-func (b *Broker) evaluate(now time.Duration, m *monitor, arrivalOnEmpty bool) {
+// arrivalOnEmpty says a message has just arrived on a queue that had none unread; ramp says
+// the evaluation is a tick or follows an ALTER QUEUE. While tasks run, only those start
+// one more (G-5): readers ramp up one per tick, as measured on servers, while a message on
+// an idle queue still starts its first reader at once (ACT-4a).
+func (b *Broker) evaluate(now time.Duration, m *monitor, arrivalOnEmpty, ramp bool) {
 	q := m.q
 	switch {
 	case m.state == MonitorNotified && m.notifiedByNotification && now >= m.notifyAfter:
@@ -188,6 +194,9 @@ func (b *Broker) evaluate(now time.Duration, m *monitor, arrivalOnEmpty bool) {
 		return
 	}
 	if m.activation.Status && !m.failed && m.running() < m.activation.MaxQueueReaders {
+		if reason == reasonUnread && m.running() > 0 && !ramp {
+			return // with tasks running, one more starts only on a tick or an ALTER QUEUE (G-5)
+		}
 		b.startTask(now, m, reason)
 		return // one activation per evaluation (G-5)
 	}
@@ -306,9 +315,9 @@ func (b *Broker) monitorEvaluate(now time.Duration, queue QueueID) {
 		return
 	}
 	m := q.monitor
-	arrival := m.evalArrival
-	m.evalArmed, m.evalArrival = false, false
-	b.evaluate(now, m, arrival)
+	arrival, altered := m.evalArrival, m.evalAltered
+	m.evalArmed, m.evalArrival, m.evalAltered = false, false, false
+	b.evaluate(now, m, arrival, altered)
 	b.armTick(now)
 }
 
@@ -317,7 +326,7 @@ func (b *Broker) monitorEvaluate(now time.Duration, queue QueueID) {
 func (b *Broker) monitorTick(now time.Duration) {
 	b.tickArmed = false
 	for _, m := range b.monitors {
-		b.evaluate(now, m, false)
+		b.evaluate(now, m, false, true)
 	}
 	b.armTick(now)
 }
@@ -387,6 +396,7 @@ func (b *Broker) AlterQueueActivation(now time.Duration, queue QueueID, ch Activ
 	}
 	b.trace(TraceRecord{At: now, Kind: TraceActivationAltered, Queue: q.id, MaxReaders: int32(m.activation.MaxQueueReaders),
 		Running: int32(m.running()), Cause: boolCause(cleared)})
+	m.evalAltered = true
 	b.monitorEvent(now, m, false)
 	b.armTick(now)
 	b.pump(now)
@@ -549,7 +559,7 @@ func (b *Broker) notificationArrived(now time.Duration, ep *endpoint, m queuedMe
 // timerNotificationTimeout is the end of a notification's time-out (ACT-12).
 func (b *Broker) timerNotificationTimeout(now time.Duration, queue QueueID) {
 	if q := b.queues[queue]; q != nil && q.monitor != nil {
-		b.evaluate(now, q.monitor, false)
+		b.evaluate(now, q.monitor, false, false)
 	}
 }
 

@@ -253,11 +253,12 @@ func TestACT4a_ArrivalTakenByAWaitingSessionStartsNothing(t *testing.T) {
 	assert.Empty(t, w.starts())
 }
 
-// Reference: spec ACT-4(b), ACT-5, G-7 and the seed's example (Compreender quando ocorre a
-// ativação): many messages of one conversation, MAX_QUEUE_READERS 5. The first task
-// receives and holds the conversation's group; the monitor starts a second reader, which
-// waits in RECEIVE because the group is locked; while it waits, no third reader starts,
-// tick after tick, nor when the readers take turns as the reference program does.
+// Reference: spec ACT-4(b), ACT-5, G-5, G-7 and the seed's example (Compreender quando
+// ocorre a ativação): many messages of one conversation, MAX_QUEUE_READERS 5. The first
+// task receives and holds the conversation's group; on the next tick the monitor starts a
+// second reader, which waits in RECEIVE because the group is locked; while it waits, no
+// third reader starts, tick after tick, nor when the readers take turns as the reference
+// program does.
 func TestACT4b_ACT5_AReaderWaitingOnALockedConversationStopsActivation(t *testing.T) {
 	w := newActWorld(t, activatedQueue(true, 5))
 	w.arrive("one", 10)
@@ -269,16 +270,19 @@ func TestACT4b_ACT5_AReaderWaitingOnALockedConversationStopsActivation(t *testin
 	rows, started, err := w.receiveIn(s1, ReceiveOptions{Top: 1})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"one:Request#0"}, rows)
-	require.Len(t, started, 1, "unread messages, nobody waiting, no empty RECEIVE: one more reader (ACT-4b)")
+	require.Empty(t, started, "a task runs: one more starts on a tick only (G-5)")
+	w.runUntil(MonitorTick)
+	require.Len(t, w.starts(), 2, "unread messages, nobody waiting, no empty RECEIVE: one more reader on the tick (ACT-4b, G-5)")
+	assert.Equal(t, MonitorTick, w.starts()[1].At)
 	assert.Equal(t, MonitorNotified, w.monitor().State)
-	t2 := started[0].Task
+	t2 := w.lastStarted()
 
 	wait := ReceiveOptions{Top: 1, WaitFor: true, Timeout: -1}
 	s2 := w.task(t2)
 	_, started, err = w.receiveIn(s2, wait)
 	require.ErrorIs(t, err, ErrWaiting, "the only conversation is locked by the first reader")
 	assert.Empty(t, started)
-	for at := 5 * time.Second; at <= time.Minute; at += MonitorTick {
+	for at := 2 * MonitorTick; at <= time.Minute; at += MonitorTick {
 		w.runUntil(at)
 		m := w.monitor()
 		assert.Len(t, w.starts(), 2, "t=%v: no third reader while the second waits (ACT-5)", at)
@@ -325,8 +329,10 @@ func TestACT4b_SessionsStillWaitingCountWhileOthersWake(t *testing.T) {
 	s1 := w.task(t1)
 	_, started, err := w.receiveIn(s1, ReceiveOptions{Top: 1})
 	require.NoError(t, err)
-	require.Len(t, started, 1)
-	s2 := w.task(started[0].Task)
+	require.Empty(t, started, "a task runs: the next starts on the tick (G-5)")
+	w.runUntil(MonitorTick)
+	require.Len(t, w.starts(), 2)
+	s2 := w.task(w.lastStarted())
 	_, _, err = w.receiveIn(s2, ReceiveOptions{Top: 1, WaitFor: true, Timeout: -1})
 	require.ErrorIs(t, err, ErrWaiting)
 	other := w.beginTx() // a session the monitor did not start
@@ -342,37 +348,42 @@ func TestACT4b_SessionsStillWaitingCountWhileOthersWake(t *testing.T) {
 	assert.Len(t, w.starts(), 2)
 }
 
-// Reference: spec ACT-2, G-3 and ACT-4(b): the monitor tracks when a RECEIVE last returned
-// nothing (last_empty_rowset_time); a RECEIVE without WHERE (or GET CONVERSATION GROUP) that
-// returns nothing, at once or when its WAITFOR runs out, keeps activation off for
-// EmptyReceiveWindow (5 s), and not longer; a RECEIVE with WHERE that returns nothing does
-// not count.
+// Reference: spec ACT-2, G-3, G-5 and ACT-4(b): the monitor tracks when a RECEIVE last
+// returned nothing (last_empty_rowset_time); a RECEIVE without WHERE (or GET CONVERSATION
+// GROUP) that returns nothing, at once or when its WAITFOR runs out, keeps activation off
+// for EmptyReceiveWindow (5 s), and not longer; a RECEIVE with WHERE that returns nothing
+// does not count. A task runs throughout, so a second starts on a tick only (G-5): the
+// first tick past the window, which the last two cases place exactly on a tick and a
+// nanosecond before one.
 func TestG3_EmptyReceiveBlocksActivationForFiveSeconds(t *testing.T) {
-	const emptyAt = 12 * time.Second // when the statement returns nothing
+	receiveNothing := func(w *actWorld, s *session, _ ConversationHandle) {
+		assert.Empty(w.t, s.mustReceive("LocalTargetQueue", 0))
+	}
 	tests := []struct {
-		name    string
-		issueAt time.Duration
-		empty   func(w *actWorld, s *session, a ConversationHandle)
-		// secondAt is when the second task starts; messages arrive 1 s, 5 s - 1 ns, 5 s
-		// and 7 s after emptyAt, and a tick comes 3 s after it.
+		name string
+		// emptyAt is when the statement returns nothing; messages arrive 1 s, 5 s - 1 ns,
+		// 5 s and 7 s after it.
+		emptyAt, issueAt time.Duration
+		empty            func(w *actWorld, s *session, a ConversationHandle)
+		// secondAt is when the second task starts.
 		secondAt  time.Duration
 		lastEmpty time.Duration
 	}{
-		{"RECEIVE without WHERE", emptyAt, func(w *actWorld, s *session, _ ConversationHandle) {
-			assert.Empty(w.t, s.mustReceive("LocalTargetQueue", 0))
-		}, emptyAt + EmptyReceiveWindow, emptyAt},
-		{"GET CONVERSATION GROUP", emptyAt, func(w *actWorld, s *session, _ ConversationHandle) {
+		{"RECEIVE without WHERE", 12 * time.Second, 12 * time.Second, receiveNothing, 20 * time.Second, 12 * time.Second},
+		{"GET CONVERSATION GROUP", 12 * time.Second, 12 * time.Second, func(w *actWorld, s *session, _ ConversationHandle) {
 			assert.Zero(w.t, s.mustGetGroup("LocalTargetQueue"))
-		}, emptyAt + EmptyReceiveWindow, emptyAt},
-		{"RECEIVE WAITFOR that times out", emptyAt - 2*time.Second, func(w *actWorld, s *session, _ ConversationHandle) {
+		}, 20 * time.Second, 12 * time.Second},
+		{"RECEIVE WAITFOR that times out", 12 * time.Second, 10 * time.Second, func(w *actWorld, s *session, _ ConversationHandle) {
 			_, err := s.receive("LocalTargetQueue", ReceiveOptions{WaitFor: true, Timeout: 2 * time.Second})
 			require.ErrorIs(w.t, err, ErrWaiting)
-			w.runUntil(emptyAt)
+			w.runUntil(12 * time.Second)
 			require.Equal(w.t, []TxID{s.id()}, w.takeCompleted())
-		}, emptyAt + EmptyReceiveWindow, emptyAt},
-		{"RECEIVE WHERE conversation_handle", emptyAt, func(w *actWorld, s *session, a ConversationHandle) {
+		}, 20 * time.Second, 12 * time.Second},
+		{"RECEIVE WHERE conversation_handle", 12 * time.Second, 12 * time.Second, func(w *actWorld, s *session, a ConversationHandle) {
 			assert.Empty(w.t, w.rows(must(s.receive("LocalTargetQueue", ReceiveOptions{Handle: a}))))
-		}, emptyAt + time.Second, -1},
+		}, 15 * time.Second, -1},
+		{"the window ends on a tick", 10 * time.Second, 10 * time.Second, receiveNothing, 15 * time.Second, 10 * time.Second},
+		{"the window ends a nanosecond after a tick", 10*time.Second + 1, 10*time.Second + 1, receiveNothing, 20 * time.Second, 10*time.Second + 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -389,7 +400,7 @@ func TestG3_EmptyReceiveBlocksActivationForFiveSeconds(t *testing.T) {
 			w.instant()
 			assert.Equal(t, tt.lastEmpty, w.monitor().LastEmptyRowsetTime, "last_empty_rowset_time")
 			for i, after := range []time.Duration{time.Second, EmptyReceiveWindow - time.Nanosecond, EmptyReceiveWindow, 7 * time.Second} {
-				w.runUntil(emptyAt + after)
+				w.runUntil(tt.emptyAt + after)
 				w.arrive(fmt.Sprintf("m%d", i), 1)
 			}
 			w.runUntil(25 * time.Second)
@@ -399,9 +410,10 @@ func TestG3_EmptyReceiveBlocksActivationForFiveSeconds(t *testing.T) {
 	}
 }
 
-// Reference: spec G-5, ACT-6, INV-8 and ACT-7: an evaluation starts at most one task, so a
-// burst on many conversations ramps readers up one per evaluation; they reach
-// MAX_QUEUE_READERS and never exceed it; a task that exits makes room for a new one.
+// Reference: spec G-5, ACT-6, INV-8 and ACT-7: an evaluation starts at most one task, and
+// while tasks run only a tick starts one more, so a burst on many conversations ramps
+// readers up one per tick, however often they RECEIVE; they reach MAX_QUEUE_READERS and
+// never exceed it; a task that exits makes room for a new one.
 func TestG5_ACT6_RampUpToMaxQueueReaders(t *testing.T) {
 	const max = 3
 	w := newActWorld(t, activatedQueue(false, max))
@@ -415,7 +427,8 @@ func TestG5_ACT6_RampUpToMaxQueueReaders(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, started, 1, "ACTIVATION OFF→ON with messages present: one task at once, not %d (G-5, ACT-7)", max)
 
-	// Each reader takes a conversation and holds it; each RECEIVE is an evaluation.
+	// Each reader takes a conversation and holds it; each RECEIVE is an evaluation, which
+	// starts nothing while a task runs; each tick starts one more (G-5).
 	sessions := map[TaskID]*session{}
 	for id := w.lastStarted(); sessions[id] == nil; id = w.lastStarted() {
 		before := len(w.running())
@@ -424,14 +437,11 @@ func TestG5_ACT6_RampUpToMaxQueueReaders(t *testing.T) {
 		rows, started, err := w.receiveIn(s, ReceiveOptions{})
 		require.NoError(t, err)
 		require.Len(t, rows, 2)
-		require.LessOrEqual(t, len(started), 1, "at most one task per evaluation (G-5)")
-		if before < max {
-			require.Len(t, started, 1, "ramp-up: %d running", before)
-		} else {
-			require.Empty(t, started, "%d running: MAX_QUEUE_READERS", before)
-		}
+		require.Empty(t, started, "%d running: a RECEIVE starts no task (G-5)", before)
+		w.runUntil((w.now/MonitorTick + 1) * MonitorTick)
 	}
 	require.Len(t, w.running(), max)
+	assert.Equal(t, []time.Duration{time.Second, MonitorTick, 2 * MonitorTick}, w.startTimes(), "one task per tick (G-5)")
 	// The readers go on, message after message, over several ticks: no more readers than
 	// MAX_QUEUE_READERS.
 	for round := range 3 {
@@ -506,7 +516,7 @@ func TestG4_MonitorStates(t *testing.T) {
 // Reference: spec ACT-7 (ALTER QUEUE ... WITH ACTIVATION) and ACT-3.
 func TestACT7_AlterQueueActivation(t *testing.T) {
 	// setup returns a world whose monitor runs task t1, which has received a's message: b's
-	// is still ready.
+	// is still ready, and has started a second task on the tick at 5 s unless max is 1.
 	setup := func(t *testing.T, max int) (*actWorld, TaskID) {
 		w := newActWorld(t, activatedQueue(true, max))
 		w.arrive("a", 1)
@@ -521,7 +531,7 @@ func TestACT7_AlterQueueActivation(t *testing.T) {
 			require.Empty(t, started)
 		}
 		s.commit()
-		w.runUntil(1500 * time.Millisecond)
+		w.runUntil(MonitorTick + 500*time.Millisecond)
 		return w, t1
 	}
 
@@ -586,7 +596,9 @@ func TestACT7_AlterQueueActivation(t *testing.T) {
 			rows, _, err := w.receiveIn(sessions[id], ReceiveOptions{})
 			require.NoError(t, err)
 			require.Len(t, rows, 1)
+			w.runUntil((w.now/MonitorTick + 1) * MonitorTick) // one more task per tick (G-5)
 		}
+		require.Len(t, w.running(), 3)
 		started, err := w.alterActivation(ActivationChange{MaxQueueReaders: ptr(1)})
 		require.NoError(t, err)
 		assert.Empty(t, started)
@@ -622,6 +634,10 @@ func TestACT7_AlterQueueActivation(t *testing.T) {
 		assert.Empty(t, started, "nothing is ready")
 		assert.Equal(t, before, w.broker().ActivatedTasks(), "running tasks keep the procedure they run")
 		started = w.input(func() { w.arrive("c", 1) })
+		assert.Empty(t, started, "tasks run: the next starts on the tick (G-5)")
+		n := len(w.activations)
+		w.runUntil((w.now/MonitorTick + 1) * MonitorTick)
+		started = w.activations[n:]
 		require.Len(t, started, 1, "activation is still ON")
 		assert.Equal(t, "dbo.ReadRequestsV2", started[0].Procedure, "a new task runs the new procedure")
 		assert.Equal(t, append(before, ActivatedTask{Task: started[0].Task, Queue: w.q, Procedure: "dbo.ReadRequestsV2", Started: w.now}),
@@ -674,8 +690,9 @@ func TestACT3_EventsThatTriggerAnEvaluation(t *testing.T) {
 		require.Empty(t, started, "no message left")
 		w.runUntil(at)
 		started = w.input(func() { require.NoError(t, s.tx.Rollback(w.now)) })
-		assert.Len(t, started, 1, "the message is back, nobody waits")
-		assert.Equal(t, []time.Duration{0, at}, w.startTimes())
+		assert.Empty(t, started, "the message is back, nobody waits, but a task runs: the tick starts the next (G-5)")
+		w.runUntil(MonitorTick)
+		assert.Equal(t, []time.Duration{0, MonitorTick}, w.startTimes())
 	})
 
 	t.Run("ALTER QUEUE STATUS", func(t *testing.T) {

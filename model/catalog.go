@@ -288,6 +288,12 @@ func (c *Catalog) MessageType(name string) (MessageTypeID, bool) {
 	return id, ok
 }
 
+// Allows reports whether contract lets the initiator (or the target) send message type mt
+// (DLG-16), for applications that check their statements before they run.
+func (c *Catalog) Allows(contract ContractID, mt MessageTypeID, initiator bool) bool {
+	return c.allows(contract, mt, initiator)
+}
+
 // allows reports whether contract lets the given side send message type mt (DLG-16). The
 // system types EndDialog and Error are never sent with SEND, so they are not allowed here.
 func (c *Catalog) allows(contract ContractID, mt MessageTypeID, initiator bool) bool {

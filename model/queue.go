@@ -190,6 +190,7 @@ func (b *Broker) setQueueStatus(now time.Duration, q *serviceQueue, status Queue
 	}
 	b.signal(q) // wakes the waiting sessions: they find the queue OFF
 	if q.monitor != nil {
+		q.monitor.evalAltered = true
 		b.monitorEvent(now, q.monitor, false) // ACT-3: ALTER QUEUE
 	}
 }

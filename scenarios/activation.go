@@ -34,6 +34,11 @@ type Procedure struct {
 	WaitFor        time.Duration
 	ProcessingTime sim.Distribution
 	RollbackRate   float64
+	// CommitEvery is Reader.CommitEvery.
+	CommitEvery int
+	// On and Hook are the procedure's program, as in Reader.
+	On   []Handler
+	Hook Hook
 }
 
 // DefaultProcedureWaitFor is G-7's reference procedure's time-out.
@@ -45,7 +50,7 @@ func (p *Procedure) reader(queue string) Reader {
 		wait = DefaultProcedureWaitFor
 	}
 	return Reader{Queue: queue, Mode: p.Mode, Top: p.Top, WaitFor: wait, ProcessingTime: p.ProcessingTime,
-		RollbackRate: p.RollbackRate}
+		RollbackRate: p.RollbackRate, CommitEvery: p.CommitEvery, On: p.On, Hook: p.Hook}
 }
 
 // ExternalActivator is an external activation application (ACT-11, ACT-12): it reads the
@@ -102,6 +107,7 @@ func (w *world) startActivated(inst model.InstanceID, a model.ActivationStart) {
 		r = &readerProgram{w: w, queue: a.Queue, inst: inst, cfg: p.reader(w.cat.Queues[a.Queue].Name), kind: activatedProgram,
 			exitWhenEmpty: true}
 		r.stats.Queue, r.stats.Mode = w.cat.Queues[a.Queue].Name, "activated:"+p.Name
+		r.prog = w.newProgram(r.kind, a.Queue, 0, &r.cfg)
 		w.activated[a.Queue] = r
 		w.programs = append(w.programs, r)
 	}
@@ -133,6 +139,7 @@ func (w *world) newActivator(i int) *activator {
 	a.readers = &readerProgram{w: w, queue: target, inst: w.queueInstance(target), cfg: p.reader(cfg.Target),
 		kind: externalProgram, exitWhenEmpty: true, ext: a}
 	a.readers.stats.Queue, a.readers.stats.Mode = cfg.Target, "external:"+p.Name
+	a.readers.prog = w.newProgram(a.readers.kind, target, i, &a.readers.cfg)
 	w.programs = append(w.programs, a.readers)
 	return a
 }

@@ -96,7 +96,7 @@ func genActivationSpec() gopter.Gen {
 func TestActivationRulesHold(t *testing.T) {
 	properties := gopter.NewProperties(propertyParameters(t, 150, 25))
 	properties.Property("INV-8, INV-9, ACT-4, EOIO and locks; every dialog finishes", prop.ForAll(func(s activationSpec) string {
-		return checkWorldConfig(s.World, s.config())
+		return checkWorldConfig(s.World, s.World.Programs.apply(s.World, s.config()))
 	}, genActivationSpec()))
 	properties.TestingRun(t)
 }

@@ -153,3 +153,33 @@ func TestACT7_TimelineRaisesMaxQueueReaders(t *testing.T) {
 	}
 	assert.Zero(t, res.StatementErrors, res.FirstStatementError)
 }
+
+// G-5, ACT-4(a), ACT-6: a burst of 200 dialogs on an idle queue with MAX_QUEUE_READERS 8
+// and readers slower than the arrivals: the first message starts a reader at once, and
+// every later reader waits for a tick (5 s, G-2), one per tick, so the eighth starts about
+// 35 s after the first, as measured on real servers.
+func TestG5_EightReadersTakeThirtyFiveSeconds(t *testing.T) {
+	cfg := twoInstances(lossy(0, 0), Workload{Name: "burst", Dialogs: 200, Start: 1300 * time.Millisecond,
+		Interarrival: sim.Fixed(5 * time.Millisecond), Messages: 1, Size: FixedSize(100)})
+	activatedTarget(&cfg, 8, 1, 2*time.Second)
+	cfg.Trace = true
+
+	res, err := Run(cfg, 1)
+
+	require.NoError(t, err)
+	require.Nil(t, res.Violation)
+	var starts []time.Duration
+	for _, r := range res.Trace {
+		if r.Kind == model.TraceTaskStarted && len(starts) < 8 {
+			starts = append(starts, r.At)
+		}
+	}
+	require.Len(t, starts, 8)
+	first := starts[0]
+	assert.Less(t, first, 1400*time.Millisecond, "the first message activates at once (ACT-4a)")
+	for i, at := range starts[1:] {
+		assert.Equal(t, time.Duration(i+1)*model.MonitorTick, at, "reader %d starts on tick %d (G-5)", i+2, i+1)
+	}
+	assert.InDelta(t, 35*time.Second, starts[7]-first, float64(2*time.Second), "eight readers in about 35 s")
+	assert.Equal(t, int64(200), res.Latency.Count)
+}

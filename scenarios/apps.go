@@ -40,6 +40,10 @@ type workloadRun struct {
 	recycled  int64
 	lockWaits int64
 	lockWait  time.Duration
+	// owed is the CPU time its current step's statements cost; busyUntil is when the CPU
+	// work and log flush of its last step are done: its next event waits for it (cost.go).
+	owed      bill
+	busyUntil time.Duration
 }
 
 // dialogApp is the application state of one dialog of a workload, both sides.
@@ -100,15 +104,18 @@ func (wl *workloadRun) HandleEvent(arg uint64) {
 	if wl.w.whileDown(wl.inst, wl, arg) {
 		return // the instance is down: the workload goes on at its restart
 	}
+	if wl.busy(arg) {
+		return // a serial sender: it goes on once its last step's CPU work is done
+	}
 	switch arg {
 	case beginNext:
 		wl.begin()
-		return
 	case beginAgain:
 		wl.beginDialog(wl.cfg.GroupSize > 1 && wl.group != 0)
-		return
+	default:
+		wl.sendNext(wl.dialogs[arg], int(arg))
 	}
-	wl.sendNext(wl.dialogs[arg], int(arg))
+	wl.payCPU()
 }
 
 // begin begins one dialog, sends what it sends at once, and schedules the next dialog.
@@ -159,7 +166,6 @@ func (wl *workloadRun) started(b *model.Broker, t *model.Tx, h model.Conversatio
 		return -1, 0
 	}
 	t.Commit(w.now())
-	wl.charge(costCommit, 1)
 	wl.begun++
 	ep, _ := b.Endpoint(h)
 	if wl.cfg.GroupSize > 1 && wl.group != ep.ConversationGroupID {
@@ -200,6 +206,7 @@ func (p *pendingBegin) HandleEvent(uint64) {
 		index, gap = p.wl.started(b, p.t, h, p.err)
 	})
 	p.wl.sendAfter(index, gap)
+	p.wl.payCPU()
 }
 
 // sendNext sends the dialog's next messages as one input of the broker, and schedules the
@@ -227,7 +234,6 @@ func (wl *workloadRun) send(b *model.Broker, d *dialogApp) time.Duration {
 		// A SEND that waits for the group's lock (the initiator's reader holds it) is sent
 		// when it gets it; its completion reports a failure then.
 		wl.charge(costSend, 1)
-		wl.charge(costCommit, 1) // each SEND runs on its own (autocommit)
 		err := b.Send(w.now(), d.initiator, wl.messageType, size)
 		if err == model.ErrWaiting {
 			w.waitingStatement(wl.inst, b, &pendingStatement{wl: wl, d: d, epoch: w.epoch(wl.inst)})
@@ -256,7 +262,6 @@ func (wl *workloadRun) end(b *model.Broker, d *dialogApp) {
 	}
 	d.ended = true
 	wl.charge(costEnd, 1)
-	wl.charge(costCommit, 1)
 	err := b.EndConversation(wl.w.now(), d.initiator, wl.endOptions())
 	if err == model.ErrWaiting {
 		wl.w.waitingStatement(wl.inst, b, &pendingStatement{wl: wl, d: d, end: true, epoch: wl.w.epoch(wl.inst)})

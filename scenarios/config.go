@@ -51,6 +51,11 @@ type Config struct {
 	CheckInvariants bool
 	// Liveness is the liveness phase the checkers hold the run to (INV-12).
 	Liveness Liveness
+	// Costs is the cost model (cost.go, docs/costs.md); nil: every statement is free and
+	// nothing waits for a CPU. CPUs gives instances, by name, their number of CPUs; an
+	// instance not listed has DefaultCPUs. CPUs matter only with Costs.
+	Costs *Costs
+	CPUs  map[string]int
 }
 
 // Link configures the two directions between instances A and B.
@@ -149,6 +154,14 @@ type Reader struct {
 	// a group another session may hold, so that lock waits and deadlocks happen (G-24).
 	TouchRate  float64
 	TouchTimer time.Duration
+	// CommitEvery makes the loop RECEIVE up to this many times in one transaction before
+	// it COMMITs, ending the batch earlier when a RECEIVE (which then does not wait)
+	// returns nothing; zero or one commits after each RECEIVE.
+	CommitEvery int
+	// On is the program: what the reader does with each received message type (Handler,
+	// docs/programs.md); Hook, a Go function, handles the types On does not name.
+	On   []Handler
+	Hook Hook
 }
 
 // ReaderMode is the loop of a reader program.
@@ -249,6 +262,9 @@ func (c *Config) Validate(cat *model.Catalog) error {
 		if err := r.ProcessingTime.Validate(); err != nil {
 			return fmt.Errorf("reader %d (%s): ProcessingTime: %w", i, r.Queue, err)
 		}
+		if err := validateHandlers(cat, r.On); err != nil {
+			return fmt.Errorf("reader %d (%s): %w", i, r.Queue, err)
+		}
 		switch {
 		case r.Mode > GroupLoop:
 			return fmt.Errorf("reader %d (%s): Mode %d is neither ReceiveLoop nor GroupLoop", i, r.Queue, r.Mode)
@@ -260,6 +276,8 @@ func (c *Config) Validate(cat *model.Catalog) error {
 			return fmt.Errorf("reader %d (%s): RollbackRate %v is outside [0, 1]", i, r.Queue, r.RollbackRate)
 		case !(r.TouchRate >= 0 && r.TouchRate <= 1):
 			return fmt.Errorf("reader %d (%s): TouchRate %v is outside [0, 1]", i, r.Queue, r.TouchRate)
+		case r.CommitEvery < 0:
+			return fmt.Errorf("reader %d (%s): CommitEvery %d is negative", i, r.Queue, r.CommitEvery)
 		case r.TouchTimer < 0:
 			return fmt.Errorf("reader %d (%s): TouchTimer %v is negative", i, r.Queue, r.TouchTimer)
 		case r.WaitFor > 0 && c.MaxTime == 0 && c.MaxEvents == 0:
@@ -267,6 +285,9 @@ func (c *Config) Validate(cat *model.Catalog) error {
 		}
 	}
 	if err := c.validateActivation(cat); err != nil {
+		return err
+	}
+	if err := c.validateCosts(); err != nil {
 		return err
 	}
 	if err := c.validateDelays(); err != nil {
@@ -543,11 +564,16 @@ func (c *Config) validateActivation(cat *model.Catalog) error {
 			return fmt.Errorf("%s: Top %d is negative", where, p.Top)
 		case p.WaitFor < 0:
 			return fmt.Errorf("%s: WaitFor %v is negative", where, p.WaitFor)
+		case p.CommitEvery < 0:
+			return fmt.Errorf("%s: CommitEvery %d is negative", where, p.CommitEvery)
 		case !(p.RollbackRate >= 0 && p.RollbackRate <= 1):
 			return fmt.Errorf("%s: RollbackRate %v is outside [0, 1]", where, p.RollbackRate)
 		}
 		if err := p.ProcessingTime.Validate(); err != nil {
 			return fmt.Errorf("%s: ProcessingTime: %w", where, err)
+		}
+		if err := validateHandlers(cat, p.On); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
 		}
 		names[p.Name] = true
 	}

@@ -95,6 +95,10 @@ type worldSpec struct {
 	Shared     bool
 	// Life is the workloads' life cycles and pools of reused dialogs (lifecycle_property_test.go).
 	Life lifeSpec
+	// Programs is the reader program of the world's queues (program_property_test.go),
+	// which the dialog, lock and activation properties apply (the crash and route
+	// properties do not).
+	Programs programSpec
 }
 
 // slow and long say whether the world has a link so slow or a partition so long that an
@@ -202,7 +206,11 @@ func (s worldSpec) config() Config {
 			EndWithError: s.EndWithError, Lifetime: time.Duration(max(s.LifetimeMs, 0)) * time.Millisecond,
 		})
 	}
-	s.Life.apply(&cfg)
+	if s.Programs.Kind == 0 {
+		// A program's handlers take the place of the default reader's life cycle: a world
+		// draws one or the other.
+		s.Life.apply(&cfg)
+	}
 	for k := range s.QueueFlips {
 		q := fmt.Sprintf("QI%d", r.IntN(s.Instances))
 		off := time.Duration(r.IntN(1000+k*5000)) * time.Millisecond
@@ -297,11 +305,12 @@ func genWorldSpec() gopter.Gen {
 		"Forwarders":    gen.IntRange(1, 3),
 		"Shared":        gen.Bool(),
 		"Life":          genLifeSpec(),
+		"Programs":      genProgramSpec(),
 	})
 }
 
 // checkWorld runs a spec and describes what is wrong with the outcome, or returns "".
-func checkWorld(s worldSpec) string { return checkWorldConfig(s, s.config()) }
+func checkWorld(s worldSpec) string { return checkWorldConfig(s, s.Programs.apply(s, s.config())) }
 
 // checkWorldConfig runs the spec's world as cfg describes it.
 func checkWorldConfig(s worldSpec, cfg Config) string {
@@ -322,6 +331,7 @@ func checkWorldConfig(s worldSpec, cfg Config) string {
 		problems = append(problems, fmt.Sprintf("%d statements failed, first %s", res.StatementErrors, res.FirstStatementError))
 	}
 	problems = append(problems, lifeCycleProblems(cfg, res, s.LifetimeMs > 0)...)
+	problems = append(problems, checkPrograms(s.Programs, s, res)...)
 	for _, l := range res.Links { // FND-8: every packet of every link is accounted for, none left in flight
 		if err := l.Counters.Check(); err != nil {
 			problems = append(problems, fmt.Sprintf("link %s: %v", l.Name, err))

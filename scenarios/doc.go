@@ -14,7 +14,9 @@
 //     work go to a pool of reused dialogs shared by senders (Reuse), docs/lifecycles.md;
 //   - reader programs (Reader): sessions looping on RECEIVE, or GET CONVERSATION GROUP then
 //     RECEIVE, in transactions that commit or roll back, and that may touch another
-//     conversation's group so that lock waits and deadlocks happen;
+//     conversation's group so that lock waits and deadlocks happen; their programs
+//     (Handler, Statement, Hook) reply, chain, fan out and gather, route, end and arm
+//     timers per message type, in the reader's transaction (docs/programs.md);
 //   - activation procedures (Procedure), which the queue monitors start as activated tasks
 //     up to MAX_QUEUE_READERS, and external activators (ExternalActivator), which read
 //     QUEUE_ACTIVATION notifications and start readers themselves;

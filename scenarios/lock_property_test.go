@@ -83,7 +83,7 @@ func genLockSpec() gopter.Gen {
 func TestLockRulesHoldWithManyReaders(t *testing.T) {
 	properties := gopter.NewProperties(propertyParameters(t, 150, 25))
 	properties.Property("lock rules, EOIO on committed receives, no hang", prop.ForAll(func(s lockSpec) string {
-		return checkWorldConfig(s.World, s.config())
+		return checkWorldConfig(s.World, s.World.Programs.apply(s.World, s.config()))
 	}, genLockSpec()))
 	properties.TestingRun(t)
 }

@@ -92,6 +92,7 @@ func buildMetrics() []Metric {
 	}
 	ms = append(ms, lifeCycleMetrics()...)
 	ms = append(ms, queueMetrics()...)
+	ms = append(ms, costMetrics()...)
 	return append(ms, runMetrics()...)
 }
 

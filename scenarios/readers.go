@@ -39,6 +39,8 @@ type readerProgram struct {
 	// that touch another conversation than the one received (lock waits, deadlocks).
 	known []model.ConversationHandle
 	stats ReaderResult
+	// prog runs the handlers and the hook (program.go); nil when the reader has none.
+	prog *program
 }
 
 // session is one copy of the loop. It is a small state machine driven by engine events:
@@ -59,6 +61,21 @@ type session struct {
 	batch   []model.ReceivedMessage
 	acts    []appAct // what the applications did in the transaction, undone on rollback
 	stopped bool     // the queue is OFF: the loop waits for ALTER QUEUE ... STATUS = ON
+	// owed is the CPU time the current step's statements cost (cost.go); received counts
+	// the RECEIVEs of the transaction that returned rows (CommitEvery); rollback is the
+	// end chosen for a transaction that waits for its COMMIT's CPU and log flush.
+	owed     bill
+	received int
+	rollback bool
+	// The program's statements of the transaction (program_run.go): ops run in order from
+	// the cursor pc, begunDialog is the dialog the last BEGIN DIALOG began, counts what they did,
+	// poison that a handler chose to roll the transaction back.
+	ops         []op
+	pc          int
+	opsRunning  bool
+	begunDialog model.ConversationHandle
+	counts      programCounts
+	poison      bool
 }
 
 type sessionPhase uint8
@@ -69,6 +86,7 @@ const (
 	phaseReceive                 // RECEIVE waits
 	phaseProcessing              // the received messages are being processed
 	phaseTouch                   // a statement on another conversation waits for its lock
+	phaseProgram                 // a statement of the program waits for its lock
 )
 
 // Session events.
@@ -76,6 +94,7 @@ const (
 	evStart uint64 = iota
 	evCompleted
 	evProcessed
+	evEnded // the COMMIT's CPU time and log flush (or the ROLLBACK's CPU time) are done
 )
 
 func (w *world) newReaderProgram(q model.QueueID, cfg Reader) *readerProgram {
@@ -83,6 +102,7 @@ func (w *world) newReaderProgram(q model.QueueID, cfg Reader) *readerProgram {
 	r := &readerProgram{w: w, queue: q, inst: w.cat.Databases[db].Instance, cfg: cfg}
 	r.stats.Queue = w.cat.Queues[q].Name
 	r.stats.Mode = cfg.Mode.String()
+	r.prog = w.newProgram(r.kind, q, 0, &r.cfg)
 	for range max(cfg.Sessions, 1) {
 		r.addSession(0, 0)
 	}
@@ -145,6 +165,9 @@ func (s *session) HandleEvent(ev uint64) {
 			s.completed()
 		case evProcessed:
 			s.processed()
+		case evEnded:
+			s.endTransaction(s.rollback)
+			s.start()
 		}
 	})
 }
@@ -178,14 +201,27 @@ func (s *session) start() {
 		s.t = s.broker().Begin(w.now())
 	}
 	s.r.stats.Transactions++
+	s.received = 0
+	s.receive(true)
+}
+
+// receive runs the loop's first statement, waiting for messages when wait (WAITFOR), or
+// returning at once when the queue has none (the later RECEIVEs of a CommitEvery batch).
+func (s *session) receive(wait bool) {
+	w := s.r.w
+	timeout := s.waitFor()
+	if !wait {
+		timeout = 0
+	}
+	s.charge(costReceiveCall, 1)
 	if s.r.cfg.Mode == GroupLoop {
 		s.phase = phaseGroup
-		g, err := s.t.GetConversationGroup(w.now(), s.r.queue, true, s.waitFor())
+		g, err := s.t.GetConversationGroup(w.now(), s.r.queue, wait, timeout)
 		s.gotGroup(g, err)
 		return
 	}
 	s.phase = phaseReceive
-	rows, err := s.t.Receive(w.now(), s.r.queue, model.ReceiveOptions{Top: s.r.cfg.Top, WaitFor: true, Timeout: s.waitFor()}, s.batch[:0])
+	rows, err := s.t.Receive(w.now(), s.r.queue, model.ReceiveOptions{Top: s.r.cfg.Top, WaitFor: wait, Timeout: timeout}, s.batch[:0])
 	s.gotRows(rows, err)
 }
 
@@ -204,6 +240,8 @@ func (s *session) completed() {
 			return
 		}
 		s.finish()
+	case phaseProgram:
+		s.resumeOps()
 	default:
 		panic(fmt.Sprintf("scenarios: session %d of queue %d: a statement completed in phase %d at t=%v",
 			s.index, s.r.queue, s.phase, s.r.w.now()))
@@ -222,6 +260,7 @@ func (s *session) gotGroup(g model.ConversationGroupID, err error) {
 		return
 	}
 	s.phase = phaseReceive
+	s.charge(costReceiveCall, 1)
 	rows, err := s.t.Receive(s.r.w.now(), s.r.queue, model.ReceiveOptions{Top: s.r.cfg.Top, Group: g}, s.batch[:0])
 	s.gotRows(rows, err)
 }
@@ -238,29 +277,42 @@ func (s *session) gotRows(rows []model.ReceivedMessage, err error) {
 		return
 	}
 	s.batch = rows
+	s.received++
+	s.charge(costReceiveRow, len(rows))
 	busy := time.Duration(0)
-	for range rows {
+	for _, m := range rows {
 		// Each draw is at most sim.MaxDelay; so is their sum, so that a batch of long ones
 		// cannot overflow the clock.
-		busy = min(busy+s.r.cfg.ProcessingTime.Sample(s.rng), sim.MaxDelay)
+		d, poison, handled := s.handlerBusy(m)
+		if !handled {
+			d = s.r.cfg.ProcessingTime.Sample(s.rng)
+		}
+		s.poison = s.poison || poison
+		busy = min(busy+d, sim.MaxDelay)
 	}
 	s.r.stats.Busy += busy
 	s.phase = phaseProcessing
-	s.r.w.e.After(busy, s, evProcessed)
+	s.r.w.e.Schedule(s.payCPU(busy, false), s, evProcessed) // at now+busy without costs
 }
 
 // nothingReceived ends a transaction whose RECEIVE (or GET CONVERSATION GROUP) returned
 // nothing: a reader that runs while it has work exits, rolling back (G-7); the others
 // commit and loop.
 func (s *session) nothingReceived() {
+	if s.received > 0 { // a later RECEIVE of a CommitEvery batch: the batch ends
+		s.endBatch()
+		return
+	}
 	if s.r.exitWhenEmpty {
 		s.t.Rollback(s.r.w.now())
-		s.batch, s.phase = s.batch[:0], phaseIdle
+		s.batch, s.phase, s.owed = s.batch[:0], phaseIdle, bill{}
 		s.exit()
 		return
 	}
+	s.charge(costCommit, 1)
+	done := s.payCPU(0, true) // now without costs
 	s.endTransaction(false)
-	s.r.w.e.After(0, s, evStart)
+	s.r.w.e.Schedule(done, s, evStart)
 }
 
 // exit ends the session for good; an activated task tells its broker (ACT-8).
@@ -290,9 +342,20 @@ func (s *session) processed() {
 		s.act(m)
 		s.r.remember(m.ConversationHandle)
 	}
+	s.pc = 0
+	s.afterOps()
+}
+
+// afterOps runs the program's statements, unless one waits, then goes on with the end of
+// the transaction.
+func (s *session) afterOps() {
+	if len(s.ops) > 0 && s.runOps() {
+		return
+	}
 	if p := s.r.cfg.TouchRate; p > 0 && s.rng.Float64() < p && len(s.r.known) > 0 {
 		h := s.r.known[s.rng.IntN(len(s.r.known))]
 		s.phase = phaseTouch
+		s.charge(costTimer, 1)
 		err := s.t.BeginConversationTimer(s.r.w.now(), h, s.r.cfg.TouchTimer)
 		if err == model.ErrWaiting {
 			s.r.w.waiterOf[s.r.inst][s.t.ID()] = s
@@ -305,9 +368,30 @@ func (s *session) processed() {
 	s.finish()
 }
 
-// finish commits or rolls back, then loops.
+// finish RECEIVEs again in the transaction while a CommitEvery batch has room, or ends it.
 func (s *session) finish() {
-	rollback := s.r.cfg.RollbackRate > 0 && s.rng.Float64() < s.r.cfg.RollbackRate
+	if s.received < s.r.cfg.CommitEvery {
+		s.receive(false)
+		return
+	}
+	s.endBatch()
+}
+
+// endBatch commits or rolls back, then loops; with costs, once the COMMIT's CPU time and
+// log flush are done.
+func (s *session) endBatch() {
+	rollback := s.poison || s.r.cfg.RollbackRate > 0 && s.rng.Float64() < s.r.cfg.RollbackRate
+	if s.r.w.cfg.Costs != nil {
+		if !rollback {
+			s.charge(costCommit, 1)
+		}
+		s.rollback = rollback
+		s.phase = phaseIdle
+		done := s.payCPU(0, !rollback)
+		s.owed = bill{} // a rollback writes nothing to flush
+		s.r.w.e.Schedule(done, s, evEnded)
+		return
+	}
 	s.endTransaction(rollback)
 	s.start()
 }
@@ -322,10 +406,19 @@ func (s *session) endTransaction(rollback bool) {
 	} else {
 		s.t.Commit(w.now())
 		s.commitActs()
+		s.commitCounts()
 		s.r.stats.Commits++
 	}
+	s.resetProgram()
 	s.batch = s.batch[:0]
 	s.phase = phaseIdle
+}
+
+// resetProgram forgets the program's statements of a transaction that has ended; what a
+// rolled-back one counted is dropped.
+func (s *session) resetProgram() {
+	s.ops, s.pc, s.begunDialog, s.poison = s.ops[:0], 0, 0, false
+	s.counts = programCounts{}
 }
 
 // failed handles a statement's error and reports whether there was one. A deadlock victim
@@ -360,8 +453,10 @@ func (s *session) failed(err error) bool {
 			s.exit() // an activated task ends: its MAX_QUEUE_READERS slot frees (ACT-8)
 		}
 	}
+	s.resetProgram()
 	s.batch = s.batch[:0]
 	s.phase = phaseIdle
+	s.owed = bill{}
 	return true
 }
 
@@ -382,6 +477,7 @@ type appAct struct {
 	kind actKind
 	d    *dialogApp
 	msg  model.ReceivedMessage
+	undo func() // actProgram: restores the program's state
 }
 
 type actKind uint8
@@ -391,6 +487,7 @@ const (
 	actReply                                 // a reply counted
 	actEnded                                 // the initiator's side ended
 	actNotified                              // an external activator got QUEUE_ACTIVATION
+	actProgram                               // a program changed its state per group or conversation
 	actCounted                               // a message the target received, for its life cycle
 	actCountedEndOfStream                    // the end-of-stream message of a pooled dialog
 	actTargetEnded                           // the target's side ended by its life cycle
@@ -423,6 +520,8 @@ func (s *session) undoActs() {
 		case actEnded:
 			a.d.ended = false
 			a.d.wl.ended--
+		case actProgram:
+			a.undo()
 		default:
 			undoLifeCycle(a)
 		}
@@ -452,6 +551,9 @@ func (r *readerProgram) senderLevel(m model.ReceivedMessage) int {
 func (s *session) act(m model.ReceivedMessage) {
 	w := s.r.w
 	now := w.now()
+	if s.r.prog != nil && s.programAct(m) {
+		return
+	}
 	switch m.MessageType {
 	case model.DialogTimerMessageType:
 		return
@@ -473,6 +575,7 @@ func (s *session) act(m model.ReceivedMessage) {
 			d.wl.ended++
 			s.acts = append(s.acts, appAct{kind: actEnded, d: d})
 		}
+		s.charge(costEnd, 1)
 		if err := s.t.EndConversation(now, m.ConversationHandle, model.EndOptions{}); err != nil && !errors.Is(err, model.ErrHandleNotFound) {
 			w.statementFailed(err)
 		}
@@ -486,6 +589,7 @@ func (s *session) act(m model.ReceivedMessage) {
 	if m.ConversationHandle != d.initiator {
 		if d.wl.cfg.Replies && !d.isEndOfStream() {
 			size := int64(d.wl.cfg.ReplySize.distribution().Sample(d.wl.sizes))
+			s.charge(costSend, 1)
 			if err := s.t.Send(now, m.ConversationHandle, d.wl.replyType, size); errors.Is(err, model.ErrConversationNotSending) || errors.Is(err, model.ErrHandleNotFound) {
 				// The dialog failed or ended meanwhile: its lifetime expired, an Error arrived
 				// and this reader ended the conversation on it earlier in the batch.
@@ -504,6 +608,7 @@ func (s *session) act(m model.ReceivedMessage) {
 		d.ended = true
 		d.wl.ended++
 		s.acts = append(s.acts, appAct{kind: actEnded, d: d})
+		s.charge(costEnd, 1)
 		if err := s.t.EndConversation(now, d.initiator, d.wl.endOptions()); err != nil && !errors.Is(err, model.ErrHandleNotFound) {
 			w.statementFailed(err)
 		}

@@ -68,7 +68,9 @@ type Result struct {
 	// Crashes lists the crashes of instances (G-13), in the order they happened; empty in a
 	// world without.
 	Crashes []CrashResult
-	Trace   []model.TraceRecord
+	// CPU is each instance's CPU use, in instance order, with Config.Costs; nil without.
+	CPU   []CPUResult
+	Trace []model.TraceRecord
 }
 
 // InstanceResult is one broker at the end of the run.
@@ -238,7 +240,7 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 		FirstStatementError: w.firstStatementError, Readers: w.readerResults(), Queues: w.queueResults(),
 		Activators: w.activatorResults(), Series: w.series, InvariantsChecked: w.checker != nil, Violation: w.violation,
 		Trace: w.trace, MemoryLimit: w.memoryLimit, ServiceNames: w.cat.ServiceNames, BrokerInstances: w.cat.Brokers,
-		Crashes: slices.Clone(w.crashes)}
+		Crashes: slices.Clone(w.crashes), CPU: w.cpuResults()}
 	if w.checker != nil {
 		res.Findings, res.FindingCount = w.checker.Findings(), w.checker.FindingCount()
 		res.Liveness = w.liveness.cfg
@@ -373,6 +375,13 @@ type ReaderResult struct {
 	// PeakRunning is the most sessions that ran at once, those still in their start-up
 	// (external readers) counted.
 	PeakRunning int
+	// The program's statements (Reader.On, Reader.Hook) in committed transactions: SEND,
+	// BEGIN DIALOG, END CONVERSATION, BEGIN CONVERSATION TIMER, and the sagas whose
+	// replies were all gathered; StatementFailures counts the statements that failed (the
+	// dialog had failed or ended, the contract refused the type on that side), which do
+	// not stop the run; StatementWaits the statements that waited for a group's lock.
+	Sends, BeginDialogs, Ends, Timers, Gathered int64
+	StatementFailures, StatementWaits           int64
 }
 
 func (w *world) readerResults() []ReaderResult {

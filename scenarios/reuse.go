@@ -45,6 +45,10 @@ type sender struct {
 	// waited says the unit's first SEND waited for the group's lock, since waitedAt.
 	waited   bool
 	waitedAt time.Duration
+	// owed is the CPU time its current step's statements cost; busyUntil is when the CPU
+	// work and log flush of its last step are done: its next event waits for it (cost.go).
+	owed      bill
+	busyUntil time.Duration
 }
 
 // Sender events.
@@ -84,6 +88,10 @@ func (p *pool) HandleEvent(uint64) {
 
 func (s *sender) HandleEvent(ev uint64) {
 	wl := s.p.wl
+	if s.busyUntil > wl.w.now() {
+		wl.w.e.Schedule(s.busyUntil, s, ev) // still at its last step's CPU work
+		return
+	}
 	wl.w.step(wl.inst, func(b *model.Broker) {
 		switch ev {
 		case evUnit:
@@ -94,6 +102,26 @@ func (s *sender) HandleEvent(ev uint64) {
 			s.commit(b)
 		}
 	})
+	s.payCPU(ev == evUnitHeld)
+}
+
+// charge notes that the sender ran n statements of kind k in its current step.
+func (s *sender) charge(k costKind, n int) {
+	if c := s.p.wl.w.cfg.Costs; c != nil {
+		s.owed.add(c, k, n)
+	}
+}
+
+// payCPU serves what the sender owes for its step on its instance's CPUs, with the log
+// flush when the step committed; its next event waits until busyUntil.
+func (s *sender) payCPU(commit bool) {
+	wl := s.p.wl
+	w := wl.w
+	c := w.cfg.Costs
+	if c == nil || s.owed.cpu == 0 && !(commit && s.owed.wrote) {
+		return
+	}
+	s.busyUntil = max(s.busyUntil, s.owed.pay(&w.cpus[wl.inst], c, w.now(), int(w.cat.Services[wl.from].Database), commit))
 }
 
 func (s *sender) statementCompleted(err error) {
@@ -112,7 +140,7 @@ func (s *sender) begin(b *model.Broker) {
 	s.t = b.Begin(w.now())
 	slot := &s.p.slots[s.slot]
 	if slot.d == nil {
-		wl.charge(costBeginDialog, 1)
+		s.charge(costBeginDialog, 1)
 		h, err := s.t.BeginDialog(w.now(), wl.from, wl.to, wl.contract,
 			model.BeginDialogOptions{Lifetime: wl.cfg.Lifetime, ToBrokerInstance: wl.toBroker})
 		if err != nil {
@@ -142,7 +170,7 @@ func (s *sender) begin(b *model.Broker) {
 // send SENDs one message of the unit on its dialog.
 func (s *sender) send(b *model.Broker) error {
 	wl := s.p.wl
-	wl.charge(costSend, 1)
+	s.charge(costSend, 1)
 	size := int64(wl.cfg.Size.distribution().Sample(wl.sizes))
 	err := s.t.Send(wl.w.now(), s.d.initiator, wl.messageType, size)
 	if err == nil || err == model.ErrWaiting {
@@ -217,7 +245,7 @@ func (s *sender) recycle(b *model.Broker, slot *poolSlot) {
 	slot.d = nil
 	wl.recycled++
 	if wl.cfg.Reuse.EndOfStream {
-		wl.charge(costSend, 1)
+		s.charge(costSend, 1)
 		if err := s.t.Send(w.now(), d.initiator, wl.messageType, 0); err != nil {
 			s.fail(err)
 			return
@@ -225,7 +253,7 @@ func (s *sender) recycle(b *model.Broker, slot *poolSlot) {
 		d.endOfStream = s.carried() + 1 // d.sent counts SENDs still waiting, to be rolled back
 		return
 	}
-	wl.charge(costEnd, 1)
+	s.charge(costEnd, 1)
 	if err := s.t.EndConversation(w.now(), d.initiator, model.EndOptions{}); err != nil {
 		s.fail(err)
 		return
@@ -243,7 +271,7 @@ func (s *sender) commit(b *model.Broker) {
 		return // a failed statement rolled it back
 	}
 	s.t.Commit(w.now())
-	wl.charge(costCommit, 1)
+	s.charge(costCommit, 1)
 	want := s.first + model.SequenceNumber(wl.cfg.Messages)
 	if s.d.endOfStream > 0 {
 		want++

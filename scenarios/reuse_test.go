@@ -106,3 +106,21 @@ func TestReuseIsRefusedWithCrashes(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "not modelled through crashes")
 }
+
+// TestLOCK9_APoolPaysItsStatementsOnTheCPUs: with the cost model on, a pool's senders pay
+// their BEGIN DIALOG, SENDs and COMMITs on the instance's CPUs, and every unit still
+// arrives (cost.go).
+func TestLOCK9_APoolPaysItsStatementsOnTheCPUs(t *testing.T) {
+	cfg := reuseWorld(20, 3, Reuse{Dialogs: 1, Senders: 2, HoldTime: sim.Fixed(5 * time.Millisecond)})
+	costs := DefaultCosts
+	cfg.Costs = &costs
+	res := runLifeCycle(t, cfg, 0)
+	assert.Equal(t, int64(60), res.Workloads[0].MessagesReceived)
+	ok := false
+	for _, m := range Measures(res) {
+		if m.Metric == "cpu.busy" && m.Subject.Instance == "A" && m.Value > 0 {
+			ok = true
+		}
+	}
+	assert.True(t, ok, "the senders' statements kept instance A's CPUs busy")
+}

@@ -57,6 +57,8 @@ type InstanceSample struct {
 	FragmentsSent, Retransmitted, DupsDiscarded int64
 	Forwarder                                   bool
 	Forwarded, ForwardHeldBytes                 int64
+	// CPUBusy is the CPU time its CPUs served so far, with costs on (cost.go).
+	CPUBusy time.Duration
 }
 
 // sampleWorld records the world-level series at the current instant.
@@ -82,7 +84,8 @@ func (w *world) sampleWorld() {
 		c := b.Counters()
 		w.series.Instances = append(w.series.Instances, InstanceSample{At: now, Instance: w.cat.Instances[i].Name,
 			FragmentsSent: c.FragmentsSent, Retransmitted: c.FragmentsRetransmitted, DupsDiscarded: c.DuplicatesDiscarded,
-			Forwarder: w.cat.Instances[i].Forwarding.Enabled, Forwarded: c.FragmentsForwarded, ForwardHeldBytes: b.ForwardHeldBytes()})
+			Forwarder: w.cat.Instances[i].Forwarding.Enabled, Forwarded: c.FragmentsForwarded, ForwardHeldBytes: b.ForwardHeldBytes(),
+			CPUBusy: w.cpuBusy(i)})
 	}
 }
 

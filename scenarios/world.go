@@ -66,6 +66,9 @@ type world struct {
 	at          []int32
 	failingOver map[model.InstanceID]model.InstanceID
 	moves       []principalMove
+
+	// cpus are the instances' CPUs and logs, by instance, with costs on (cost.go).
+	cpus []cpuPool
 }
 
 type linkPair struct {
@@ -103,6 +106,7 @@ func build(cfg *Config, cat *model.Catalog, seed uint64) (*world, error) {
 	for i := range w.waiterOf {
 		w.waiterOf[i] = map[model.TxID]statementWaiter{}
 	}
+	w.newCPUPools()
 	w.buildReaders()
 	for i := range cfg.Workloads {
 		wl, err := w.newWorkload(i)

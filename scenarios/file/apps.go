@@ -78,6 +78,8 @@ func (d *decoder) readers(top *mapping) []scenarios.Reader {
 		m.probability("rollback_rate", &r.RollbackRate)
 		m.probability("touch_rate", &r.TouchRate)
 		m.duration("touch_timer", &r.TouchTimer)
+		m.intField("commit_every", &r.CommitEvery, 0, math.MaxInt32)
+		m.handlers(&r.On)
 		m.done()
 		out = append(out, r)
 	})
@@ -96,6 +98,8 @@ func (d *decoder) procedures(top *mapping) []scenarios.Procedure {
 		m.duration("wait_for", &p.WaitFor)
 		m.durationDistribution("processing_time", &p.ProcessingTime)
 		m.probability("rollback_rate", &p.RollbackRate)
+		m.intField("commit_every", &p.CommitEvery, 0, math.MaxInt32)
+		m.handlers(&p.On)
 		m.done()
 		out = append(out, p)
 	})
@@ -227,6 +231,12 @@ func (d *decoder) checkReferences(f *Scenario, cat *model.Catalog) {
 			d.errorf(d.at(path), path, "queue %q already has a reader, readers[%d]", r.Queue, first)
 		}
 		readerOf[q] = i
+	}
+	for i, r := range cfg.Readers {
+		d.checkHandlers(cat, index("readers", i), r.On)
+	}
+	for i, p := range cfg.Procedures {
+		d.checkHandlers(cat, index("procedures", i), p.On)
 	}
 	var procs []string
 	for i, p := range cfg.Procedures {

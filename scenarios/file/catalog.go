@@ -33,6 +33,7 @@ func (d *decoder) instances(m *mapping) []model.Instance {
 			in.Databases = append(in.Databases, d.database(n, path, obj))
 		})
 		d.instanceRouting(im, &in, obj)
+		d.instanceCPUs(im, in.Name)
 		im.done()
 		if im.present() && len(in.Databases) == 0 && !in.Forwarding.Enabled {
 			d.bare = append(d.bare, bareInstance{in.Name, join(path, "databases"), n}) // a failover's standby?

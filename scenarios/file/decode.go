@@ -34,6 +34,8 @@ type decoder struct {
 	// bare are the instances without a database that do not forward: each must be the
 	// standby of a failover (failover_to), checked once the timeline is known.
 	bare []bareInstance
+	// cpus are the instances' cpus, by name (costs.go).
+	cpus map[string]int
 }
 
 // bareInstance is an instance without a database, where the file declares it.

@@ -133,6 +133,7 @@ func (d *decoder) decodeFile(n *yaml.Node, defaultName string) *Scenario {
 		d.errorf(m.node, "instances", "the scenario needs instances")
 	}
 	cfg.Instances = d.instances(m)
+	cfg.CPUs = d.cpus
 	d.objects.node, d.objects.path = m.node, ""
 	if v := d.pos["instances"]; v != nil {
 		d.objects.node, d.objects.path = v, "instances"
@@ -159,6 +160,7 @@ func (d *decoder) decodeFile(n *yaml.Node, defaultName string) *Scenario {
 	m.onOff("check_invariants", &cfg.CheckInvariants)
 	m.onOff("trace", &cfg.Trace)
 	d.liveness(m, &cfg.Liveness)
+	d.costs(m, cfg)
 	f.Expectations = d.expectations(m)
 	m.done()
 	return f

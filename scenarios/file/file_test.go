@@ -350,7 +350,7 @@ func TestLoadIgnoresExtensionKeys(t *testing.T) {
 }
 
 // docs/scenario-files.md documents every metric and every key: those of everything.yaml,
-// which sets them all.
+// which sets them all, and of programs.yaml, which sets every key of reader programs.
 func TestScenarioFileReferenceDocumentsEveryKeyAndMetric(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "scenario-files.md"))
 	require.NoError(t, err)
@@ -364,10 +364,17 @@ func TestScenarioFileReferenceDocumentsEveryKeyAndMetric(t *testing.T) {
 		assert.Contains(t, doc, "`"+m.Name[:i+1], "metric %s", m.Name)
 		assert.Contains(t, doc, "`"+m.Name[i:]+"`", "metric %s", m.Name)
 	}
-	data, err := os.ReadFile(filepath.Join("testdata", "files", "everything.yaml"))
-	require.NoError(t, err)
-	var root yaml.Node
-	require.NoError(t, yaml.Unmarshal(data, &root))
+	for _, name := range []string{"everything.yaml", "programs.yaml"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "files", name))
+		require.NoError(t, err)
+		var root yaml.Node
+		require.NoError(t, yaml.Unmarshal(data, &root))
+		walkKeys(t, doc, &root)
+	}
+}
+
+// walkKeys checks that the reference names every key of a file.
+func walkKeys(t *testing.T, doc string, root *yaml.Node) {
 	var walk func(n *yaml.Node)
 	walk = func(n *yaml.Node) {
 		if n.Kind == yaml.MappingNode {
@@ -381,5 +388,5 @@ func TestScenarioFileReferenceDocumentsEveryKeyAndMetric(t *testing.T) {
 			walk(c)
 		}
 	}
-	walk(&root)
+	walk(root)
 }

@@ -181,7 +181,9 @@ func (e *encoder) file(f *Scenario) *yaml.Node {
 	m.integer("seeds", int64(f.Seeds))
 	instances := newList(false)
 	for i := range cfg.Instances {
-		instances.add(e.instance(&cfg.Instances[i]))
+		in := node{e.instance(&cfg.Instances[i])}
+		instanceCPUs(in, cfg, cfg.Instances[i].Name)
+		instances.add(in.Node)
 	}
 	m.setList("instances", instances)
 	links := newList(false)
@@ -207,6 +209,7 @@ func (e *encoder) file(f *Scenario) *yaml.Node {
 	}
 	m.flag("trace", cfg.Trace)
 	e.liveness(m, cfg.Liveness)
+	e.costs(m, cfg.Costs)
 	expect := newList(false)
 	for i, x := range f.Expectations {
 		expect.add(e.expectation(x, index("expect", i)))

@@ -112,6 +112,8 @@ func (e *encoder) applications(m node, cfg *scenarios.Config) {
 		rm.float("rollback_rate", r.RollbackRate)
 		rm.float("touch_rate", r.TouchRate)
 		rm.duration("touch_timer", r.TouchTimer)
+		rm.integer("commit_every", int64(r.CommitEvery))
+		e.program(&rm, r.On, r.Hook != nil, index("readers", i))
 		readers.add(rm.Node)
 	}
 	m.setList("readers", readers)
@@ -126,6 +128,8 @@ func (e *encoder) applications(m node, cfg *scenarios.Config) {
 		pm.duration("wait_for", p.WaitFor)
 		e.setDistribution(pm, "processing_time", p.ProcessingTime, index("procedures", i))
 		pm.float("rollback_rate", p.RollbackRate)
+		pm.integer("commit_every", int64(p.CommitEvery))
+		e.program(&pm, p.On, p.Hook != nil, index("procedures", i))
 		procedures.add(pm.Node)
 	}
 	m.setList("procedures", procedures)

@@ -131,6 +131,7 @@ func writeReaders(w io.Writer, res *scenarios.Result, verbose bool) {
 			r.Transactions, r.Commits, r.Rollbacks, r.Deadlocks, r.Messages, ms(r.Busy))
 	}
 	tw.Flush()
+	writePrograms(w, res)
 	monitors := false
 	for _, q := range res.Queues {
 		monitors = monitors || q.Monitor != nil

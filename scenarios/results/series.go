@@ -85,6 +85,9 @@ func seriesRows(res *scenarios.Result) []SeriesRow {
 			add(t, KindInstance, s.Instance, "fragments_forwarded", s.Forwarded)
 			add(t, KindInstance, s.Instance, "forward_held_bytes", s.ForwardHeldBytes)
 		}
+		if res.CPU != nil { // only a world with costs has these rows (docs/costs.md)
+			add(t, KindInstance, s.Instance, "cpu_busy", s.CPUBusy.Microseconds())
+		}
 	}
 	for _, c := range res.Crashes { // only a world with crashes has these rows (G-13)
 		add(seconds(c.CrashedAt), KindInstance, c.Instance, "down", 1)
