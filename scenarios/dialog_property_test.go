@@ -330,7 +330,7 @@ func checkWorldConfig(s worldSpec, cfg Config) string {
 	if res.StatementErrors != 0 {
 		problems = append(problems, fmt.Sprintf("%d statements failed, first %s", res.StatementErrors, res.FirstStatementError))
 	}
-	problems = append(problems, lifeCycleProblems(cfg, res, s.LifetimeMs > 0)...)
+	problems = append(problems, lifeCycleProblems(cfg, res, s.LifetimeMs > 0, s.Programs.Kind != 0)...)
 	problems = append(problems, checkPrograms(s.Programs, s, res)...)
 	for _, l := range res.Links { // FND-8: every packet of every link is accounted for, none left in flight
 		if err := l.Counters.Check(); err != nil {
