@@ -19,6 +19,9 @@ type Broker struct {
 	// now is the time of the input being handled.
 	now time.Duration
 
+	// endpointStates counts the endpoints of each database by state (EndpointStates).
+	endpointStates []EndpointStateCounts
+
 	endpoints map[ConversationHandle]*endpoint // by handle, for applications and timers
 	dialogs   map[dialogKey]*endpoint          // by dialog and side, for arriving fragments
 	retained  map[ConversationHandle]*endpoint // closed targets kept for late arrivals (G-16)
@@ -234,6 +237,44 @@ func (b *Broker) Advance() {
 	b.effects.QueueDisabled = b.effects.QueueDisabled[:0]
 	b.effects.LockWaits = b.effects.LockWaits[:0]
 	b.effects.Activations = b.effects.Activations[:0]
+}
+
+// EachTransmissionQueueRow calls f with every row TransmissionQueue lists, without
+// building the list: the held messages of the OFF queues first, then each endpoint's rows
+// in sequence order, the endpoints in no particular order. A caller that keeps rows in
+// TransmissionQueue's order must break ties by this visiting order, as its stable sort does.
+func (b *Broker) EachTransmissionQueueRow(f func(TransmissionQueueRow)) {
+	for _, q := range b.queues {
+		if q != nil {
+			for i := range q.arrivalsHeld {
+				f(b.heldRow(&q.arrivalsHeld[i]))
+			}
+		}
+	}
+	var partial []TransmissionQueueRow
+	for _, ep := range b.endpoints {
+		partial = b.partialRows(partial[:0], ep)
+		for _, r := range partial {
+			f(r)
+		}
+		if ep.out == nil {
+			continue
+		}
+		for i := ep.out.head; i < len(ep.out.rows); i++ {
+			r := &ep.out.rows[i]
+			if r.removed {
+				continue
+			}
+			status := r.status(ep.out.held)
+			if ep.delayed {
+				status = TransmissionStatusNoRoute
+			}
+			f(TransmissionQueueRow{ConversationHandle: ep.handle, ToService: ep.farName, ToBrokerInstance: ep.farBroker,
+				FromService: ep.service, Contract: ep.contract, EnqueueTime: r.enqueued, MessageSequenceNumber: r.seq, MessageType: r.msgType,
+				IsConversationError: r.msgType == ErrorMessageType, IsEndOfDialog: r.msgType == EndDialogMessageType,
+				Bytes: r.bytes, TransmissionStatus: status, Priority: ep.priority, FragmentsAcked: r.acked, Fragments: r.count})
+		}
+	}
 }
 
 // Counters returns the broker's counters.
@@ -507,33 +548,7 @@ func (b *Broker) Endpoints() []ConversationEndpoint {
 // included.
 func (b *Broker) TransmissionQueue() []TransmissionQueueRow {
 	var rows []TransmissionQueueRow
-	for _, q := range b.queues {
-		if q != nil {
-			for i := range q.arrivalsHeld {
-				rows = append(rows, b.heldRow(&q.arrivalsHeld[i]))
-			}
-		}
-	}
-	for _, ep := range b.endpoints {
-		rows = b.partialRows(rows, ep)
-		if ep.out == nil {
-			continue
-		}
-		for i := ep.out.head; i < len(ep.out.rows); i++ {
-			r := &ep.out.rows[i]
-			if r.removed {
-				continue
-			}
-			status := r.status(ep.out.held)
-			if ep.delayed {
-				status = TransmissionStatusNoRoute
-			}
-			rows = append(rows, TransmissionQueueRow{ConversationHandle: ep.handle, ToService: ep.farName, ToBrokerInstance: ep.farBroker,
-				FromService: ep.service, Contract: ep.contract, EnqueueTime: r.enqueued, MessageSequenceNumber: r.seq, MessageType: r.msgType,
-				IsConversationError: r.msgType == ErrorMessageType, IsEndOfDialog: r.msgType == EndDialogMessageType,
-				Bytes: r.bytes, TransmissionStatus: status, Priority: ep.priority, FragmentsAcked: r.acked, Fragments: r.count})
-		}
-	}
+	b.EachTransmissionQueueRow(func(r TransmissionQueueRow) { rows = append(rows, r) })
 	// Stable: rows that tie belong to one endpoint (a message it holds for its OFF queue and
 	// one it sent, with the same number at the same instant), and were appended in an order
 	// that does not depend on the map's.

@@ -85,8 +85,10 @@ type endpoint struct {
 	// discardArrivals is set once an Error arrived or the lifetime expired: later arrivals are
 	// discarded and acked (G-15, G-17).
 	discardArrivals bool
-	// deleted is set when the endpoint leaves the broker's tables.
+	// deleted is set when the endpoint leaves the broker's tables; listed while it is in
+	// sys.conversation_endpoints (Broker.endpoints), and counted in its state.
 	deleted    bool
+	listed     bool
 	turn       uint64
 	readySince time.Duration
 	// lifetime is the absolute expiry, zero for none.
@@ -181,5 +183,6 @@ func (b *Broker) setState(now time.Duration, ep *endpoint, to EndpointState) {
 	}
 	b.trace(TraceRecord{At: now, Kind: TraceStateChanged, Conversation: ep.conv, FromInitiator: ep.isInitiator,
 		From: ep.state, To: to, Priority: ep.priority})
+	b.countState(ep, ep.state, to)
 	ep.state = to
 }

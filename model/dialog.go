@@ -90,7 +90,7 @@ func (b *Broker) beginDialog(now time.Duration, from ServiceID, to ServiceName, 
 }
 
 func (b *Broker) register(now time.Duration, ep *endpoint, state EndpointState) {
-	b.endpoints[ep.handle] = ep
+	b.list(ep)
 	b.dialogs[dialogKey{ep.conv, ep.isInitiator}] = ep
 	b.counters.EndpointsCreated++
 	b.setState(now, ep, state)
@@ -150,7 +150,7 @@ func (b *Broker) endConversation(now time.Duration, ep *endpoint, opts EndOption
 		// rather than creating a second target endpoint that would wait for ever.
 		b.dropRows(now, ep, ReasonCleanup)
 		b.closeEndpoint(now, ep)
-		delete(b.endpoints, ep.handle) // no row left in sys.conversation_endpoints
+		b.unlist(ep) // no row left in sys.conversation_endpoints
 	case ep.state == Conversing || ep.state == StartedInbound:
 		if opts.WithError {
 			b.dropRows(now, ep, ReasonEndWithError)
@@ -234,7 +234,7 @@ func (b *Broker) delete(ep *endpoint) {
 	ep.deleted = true
 	b.leave(ep)
 	b.stopTransmitting(ep)
-	delete(b.endpoints, ep.handle)
+	b.unlist(ep)
 	delete(b.retained, ep.handle)
 	delete(b.dialogs, dialogKey{ep.conv, ep.isInitiator})
 	b.counters.EndpointsDeleted++

@@ -21,16 +21,26 @@ import (
 // is logarithmic, so that a fast level and a slow tail both stay readable; otherwise it
 // is linear from zero. Tick labels carry their unit (250µs, 10ms, 1s).
 func LatencyCDF(lines []Line) (*plot.Plot, error) {
-	if err := checkCDF(lines); err != nil {
+	p, err := distribution("Latency distribution per priority level", "latency", "fraction of messages", lines)
+	if err != nil {
 		return nil, fmt.Errorf("latency CDF: %w", err)
+	}
+	return p, nil
+}
+
+// distribution plots distributions of durations, as LatencyCDF describes, with its title,
+// the name of the durations on the X axis and the label of the Y axis.
+func distribution(title, xName, yLabel string, lines []Line) (*plot.Plot, error) {
+	if err := checkCDF(lines); err != nil {
+		return nil, err
 	}
 	xmin, xmax, _, _ := bounds(lines)
 	logScale := xmin > 0 && xmax/xmin >= 10
-	xLabel := "latency"
+	xLabel := xName
 	if logScale {
-		xLabel = "latency (log scale)"
+		xLabel = xName + " (log scale)"
 	}
-	p := newPlot("Latency distribution per priority level", xLabel, "fraction of messages")
+	p := newPlot(title, xLabel, yLabel)
 	for i, l := range lines {
 		pts := toXYs(l.Points, 1)
 		if pts[0].Y > 0 {
@@ -38,7 +48,7 @@ func LatencyCDF(lines []Line) (*plot.Plot, error) {
 			pts = append(plotter.XYs{{X: pts[0].X, Y: 0}}, pts...)
 		}
 		if err := addLine(p, l.Name, pts, lineStyle(i), plotter.PostStep); err != nil {
-			return nil, fmt.Errorf("latency CDF: line %q: %w", l.Name, err)
+			return nil, fmt.Errorf("line %q: %w", l.Name, err)
 		}
 	}
 	p.Y.Min, p.Y.Max = 0, 1

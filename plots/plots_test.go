@@ -118,6 +118,16 @@ var plotCases = []struct {
 			gauge(0, 2, 4, 4, 3, 0), nil)
 	}},
 	{"sweep", func() (*plot.Plot, error) { return Sweep("loss probability", "mean latency (s)", sweepBands()) }},
+	{"round trip CDF", func() (*plot.Plot, error) {
+		return RoundTripCDF([]Line{{Name: "orders", Points: cdf(0.4, 0.9, 1.2, 4.5, 13)}, {Name: "audit", Points: cdf(0.003, 0.005, 0.025)}})
+	}},
+	{"endpoints by state", func() (*plot.Plot, error) {
+		return EndpointsByState([]Line{{Name: "Tokyo/Warehouse CO", Points: gauge(0, 4, 8, 8, 2, 0)},
+			{Name: "Tokyo/Warehouse CD", Points: gauge(0, 0, 2, 6, 12, 12)}, {Name: "Lisbon/Sales DO", Points: gauge(0, 1, 3, 2, 0, 0)}})
+	}},
+	{"backlog", func() (*plot.Plot, error) {
+		return Backlog([]Line{{Name: "Tokyo/StockQueue", Points: gauge(0, 12, 22, 9, 0)}, {Name: "Lisbon/OrderQueue", Points: gauge(0, 1, 0, 1, 0)}})
+	}},
 }
 
 // svgRoot is the root element of an SVG document.
@@ -223,6 +233,9 @@ func TestPlotsRejectEmptyInput(t *testing.T) {
 		{"queue, no ready", func() error { _, err := QueueOverTime("Q", nil, nil, gauge(1), nil); return err }},
 		{"queue, no readers", func() error { _, err := QueueOverTime("Q", gauge(1), gauge(1), nil, gauge(1)); return err }},
 		{"sweep, no bands", func() error { _, err := Sweep("x", "y", nil); return err }},
+		{"round trip CDF, no lines", func() error { _, err := RoundTripCDF(nil); return err }},
+		{"endpoints, no points", func() error { _, err := EndpointsByState(none); return err }},
+		{"backlog, no lines", func() error { _, err := Backlog(nil); return err }},
 		{"sweep, no points", func() error { _, err := Sweep("x", "y", []Band{{Name: "b"}}); return err }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

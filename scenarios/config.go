@@ -37,6 +37,9 @@ type Config struct {
 	// SampleInterval is how often every queue's state is recorded (Result.Queues);
 	// zero means DefaultSampleInterval.
 	SampleInterval time.Duration
+	// Snapshots says how many snapshots of the views the run keeps, and how many rows of
+	// each (Result.Snapshots); zero values take DefaultSnapshots and DefaultSnapshotRows.
+	Snapshots Snapshots
 	// MaxTime and MaxEvents bound the run; zero means DefaultMaxTime and DefaultMaxEvents.
 	// A run stops earlier when no event is left, which a healthy world reaches once its
 	// workloads end.
@@ -298,6 +301,9 @@ func (c *Config) Validate(cat *model.Catalog) error {
 	}
 	if c.SampleInterval < 0 {
 		return fmt.Errorf("SampleInterval %v is negative", c.SampleInterval)
+	}
+	if err := c.Snapshots.validate(); err != nil {
+		return err
 	}
 	if err := c.validateLimits(); err != nil {
 		return err

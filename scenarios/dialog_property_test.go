@@ -332,6 +332,8 @@ func checkWorldConfig(s worldSpec, cfg Config) string {
 	}
 	problems = append(problems, lifeCycleProblems(cfg, res, s.LifetimeMs > 0, s.Programs.Kind != 0)...)
 	problems = append(problems, checkPrograms(s.Programs, s, res)...)
+	// The figures of figures.go (figures_property_test.go).
+	problems = append(problems, flowProblems(res, cfg, s)...)
 	for _, l := range res.Links { // FND-8: every packet of every link is accounted for, none left in flight
 		if err := l.Counters.Check(); err != nil {
 			problems = append(problems, fmt.Sprintf("link %s: %v", l.Name, err))

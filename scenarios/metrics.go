@@ -20,6 +20,8 @@ const (
 	Fraction
 	// Verdict is 1 when something held and 0 when it was violated.
 	Verdict
+	// Rate is a number of things per second of virtual time.
+	Rate
 )
 
 // String names the unit as the metrics reference does.
@@ -30,7 +32,7 @@ func (u Unit) String() string {
 	return fmt.Sprintf("Unit(%d)", int(u))
 }
 
-var unitNames = [...]string{"count", "duration", "fraction", "hold/violated"}
+var unitNames = [...]string{"count", "duration", "fraction", "hold/violated", "per second"}
 
 // Format writes a value of the unit for a reader: 1.5s for a duration, 42 for a count.
 func (u Unit) Format(v float64) string {
@@ -39,6 +41,8 @@ func (u Unit) Format(v float64) string {
 		return time.Duration(v).String()
 	case Fraction:
 		return strconv.FormatFloat(v, 'g', -1, 64)
+	case Rate:
+		return strconv.FormatFloat(v, 'g', 4, 64) + "/s"
 	case Verdict:
 		if v == 0 {
 			return "violated"

@@ -26,12 +26,23 @@ func buildMetrics() []Metric {
 	var ms []Metric
 	for _, st := range latencyStats {
 		get := st.get
-		ms = append(ms, Metric{Name: "latency." + st.name, Unit: Duration, Takes: LevelKey,
-			Doc: "latency from SEND commit to ready at the target, " + st.name + ", over the user messages received; with a level, those sent at it",
+		ms = append(ms, Metric{Name: "latency." + st.name, Unit: Duration, Takes: LevelKey | WorkloadKey,
+			Doc: "latency from SEND commit to ready at the target, " + st.name + ", over the user messages received; with a level, those sent at it; " +
+				"with a workload, those of its dialogs, both directions",
 			value: func(res *Result, s Subject) (float64, string) {
 				l := res.Latency
 				if s.Level > 0 {
 					l = res.level(s.Level).Latency
+				}
+				if s.Workload != "" {
+					if s.Level > 0 {
+						return 0, "latency takes a level or a workload, not both"
+					}
+					w, why := res.workload(s.Workload)
+					if why != "" {
+						return 0, why
+					}
+					l = w.Latency
 				}
 				if l.Count == 0 {
 					return 0, "no message received"
@@ -90,6 +101,7 @@ func buildMetrics() []Metric {
 		ms = append(ms, Metric{Name: w.name, Takes: WorkloadKey, Doc: w.doc + "; with a workload, that one's",
 			value: workloadValue(w.get)})
 	}
+	ms = append(ms, flowMetrics()...)
 	ms = append(ms, lifeCycleMetrics()...)
 	ms = append(ms, queueMetrics()...)
 	ms = append(ms, costMetrics()...)

@@ -28,6 +28,8 @@ type QueueResult struct {
 	// Samples is the queue's state every Config.SampleInterval while the world runs, or
 	// every Series.Interval once a long run's series are thinned (MaxSeriesRows).
 	Samples []QueueSample
+	// Flow is what went through the queue: time in queue, sojourn, throughput, backlog.
+	Flow QueueFlow
 }
 
 // QueueSample is a queue's state at one instant.
@@ -50,6 +52,7 @@ type queueStats struct {
 	res       QueueResult
 	lockWaits *latencyRecorder
 	visible   bool // not a queue the sim made
+	flow      queueFlow
 }
 
 // lockWait records one ended wait for a group lock of the queue.
@@ -76,6 +79,7 @@ func (s sampler) HandleEvent(uint64) {
 		w.sampleQueue(model.QueueID(q))
 	}
 	w.sampleWorld()
+	w.snapshotSample()
 	if next, ok := w.nextSample(); ok && w.e.Pending() > 0 {
 		w.e.Schedule(next, s, 0)
 	}

@@ -76,6 +76,8 @@ type session struct {
 	begunDialog model.ConversationHandle
 	counts      programCounts
 	poison      bool
+
+	receivedAt time.Duration // when the RECEIVE that returned batch did (figures.go)
 }
 
 type sessionPhase uint8
@@ -276,7 +278,7 @@ func (s *session) gotRows(rows []model.ReceivedMessage, err error) {
 		s.nothingReceived()
 		return
 	}
-	s.batch = rows
+	s.batch, s.receivedAt = rows, s.r.w.now()
 	s.received++
 	s.charge(costReceiveRow, len(rows))
 	busy := time.Duration(0)
@@ -477,7 +479,8 @@ type appAct struct {
 	kind actKind
 	d    *dialogApp
 	msg  model.ReceivedMessage
-	undo func() // actProgram: restores the program's state
+	undo func()        // actProgram: restores the program's state
+	at   time.Duration // when RECEIVE returned msg
 }
 
 type actKind uint8
@@ -502,6 +505,7 @@ func (s *session) commitActs() {
 			w.latency.record(m.EnqueuedAt - m.SentAt)
 			w.levels[s.r.senderLevel(m)].add(m)
 			s.r.stats.Messages++
+			w.noteReceived(s.r.queue, m, a.at)
 		case actNotified:
 			s.r.activator.notified()
 		}
@@ -581,7 +585,7 @@ func (s *session) act(m model.ReceivedMessage) {
 		}
 		return
 	}
-	s.acts = append(s.acts, appAct{kind: actReceived, msg: m})
+	s.acts = append(s.acts, appAct{kind: actReceived, msg: m, at: s.receivedAt})
 	d := w.dialogs[m.ConversationID]
 	if d == nil {
 		return

@@ -39,6 +39,8 @@ type Result struct {
 	// Levels breaks the user messages RECEIVE returned down by the level of the endpoint
 	// that sent them, highest first, for the levels that carried any.
 	Levels []LevelResult
+	// Flow is the round trips, time in queue and sojourn over the whole run (figures.go).
+	Flow RunFlow
 	// Conversations has one row per dialog when Config.Trace is on.
 	Conversations []ConversationResult
 	// StatementErrors counts statements the applications issued that failed unexpectedly;
@@ -54,6 +56,10 @@ type Result struct {
 	Activators []ActivatorResult
 	// Series are the world's figures over time.
 	Series Series
+	// Snapshots are the views at instants of the run, the last at its end (snapshots.go).
+	Snapshots []Snapshot
+	// SnapshotRows is the most rows of a view a snapshot keeps per instance.
+	SnapshotRows int
 	// InvariantsChecked says the online checkers watched the run (Config.CheckInvariants).
 	InvariantsChecked bool
 	// Violation is the first invariant violated, when Config.CheckInvariants is on.
@@ -127,6 +133,15 @@ type WorkloadResult struct {
 	MessagesSent    int64
 	RepliesReceived int64
 	SendFailures    int64
+	// Latency is from SEND commit to ready, over the user messages of the workload's
+	// dialogs received, both directions; RoundTrip from a request's SEND commit to the
+	// commit that received its reply on the initiator's side (a workload with Replies);
+	// RoundTripsUntracked counts the requests left out of the round trips
+	// (MaxPendingRequests).
+	Latency, RoundTrip  LatencySummary
+	RoundTripsUntracked int64
+	// RoundTripCDF is the round trip's distribution, from its histogram's buckets.
+	RoundTripCDF []CDFPoint
 	// MessagesReceived counts the messages their targets received (committed), end-of-stream
 	// messages aside; DialogsEndedByTarget the dialogs the target ended by the life cycle.
 	MessagesReceived     int64
@@ -279,6 +294,8 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 			MessagesReceived: wl.received, DialogsEndedByTarget: wl.targetEnded, DialogsRecycled: wl.recycled,
 			SenderLockWaits: wl.lockWaits, SenderLockWait: wl.lockWait})
 	}
+	w.flowResults(res)
+	res.Snapshots, res.SnapshotRows = w.snapshotResults(), w.cfg.Snapshots.rows()
 	for _, c := range w.convStats {
 		c.Latency = summarize(c.latencies)
 		res.Conversations = append(res.Conversations, c.ConversationResult)

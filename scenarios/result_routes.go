@@ -35,30 +35,7 @@ func (w *world) routeResults(inst model.InstanceID, ir *InstanceResult) {
 		ir.Databases = append(ir.Databases, DatabaseResult{Name: d.Name, BrokerInstance: w.cat.BrokerInstance(d.Broker),
 			Routes: b.Routes(db)})
 	}
-	for _, r := range b.TransmissionQueue() {
-		// The row is in its endpoint's database: the sender's, or for a message that
-		// arrived and waits for an OFF queue (TXQ-4) the target's.
-		service := r.FromService
-		if ep, ok := b.Endpoint(r.ConversationHandle); ok {
-			service = ep.Service
-		}
-		g := TransmissionQueueGroup{ToService: w.cat.ServiceNames[r.ToService], TransmissionStatus: r.TransmissionStatus}
-		if service >= 0 {
-			g.Database = w.cat.Databases[w.cat.Services[service].Database].Name
-		}
-		i := slices.IndexFunc(ir.TransmissionQueue, func(x TransmissionQueueGroup) bool {
-			return x.Database == g.Database && x.ToService == g.ToService && x.TransmissionStatus == g.TransmissionStatus
-		})
-		if i < 0 {
-			ir.TransmissionQueue = append(ir.TransmissionQueue, g)
-			i = len(ir.TransmissionQueue) - 1
-		}
-		ir.TransmissionQueue[i].Rows++
-	}
-	slices.SortFunc(ir.TransmissionQueue, func(x, y TransmissionQueueGroup) int {
-		return cmp.Or(cmp.Compare(x.Database, y.Database), cmp.Compare(x.ToService, y.ToService),
-			cmp.Compare(x.TransmissionStatus, y.TransmissionStatus))
-	})
+	ir.TransmissionQueue = w.transmissionQueueGroups(b, b.TransmissionQueue())
 	for _, ep := range ir.Endpoints {
 		if ep.Delayed {
 			ir.DelayedConversations++
@@ -67,6 +44,50 @@ func (w *world) routeResults(inst model.InstanceID, ir *InstanceResult) {
 	if w.delayed != nil {
 		ir.ConversationsDelayed = w.delayed[inst]
 	}
+}
+
+// transmissionQueueGroups counts rows of an instance's sys.transmission_queue by database,
+// to_service_name and transmission_status, in that order.
+func (w *world) transmissionQueueGroups(b *model.Broker, rows []model.TransmissionQueueRow) []TransmissionQueueGroup {
+	var g txqGrouper
+	for _, r := range rows {
+		g.add(w, b, r)
+	}
+	return g.groups()
+}
+
+// txqGrouper counts rows of sys.transmission_queue by database, to_service_name and
+// transmission_status, one row at a time.
+type txqGrouper struct{ counted []TransmissionQueueGroup }
+
+func (x *txqGrouper) add(w *world, b *model.Broker, r model.TransmissionQueueRow) {
+	// The row is in its endpoint's database: the sender's, or for a message that arrived
+	// and waits for an OFF queue (TXQ-4) the target's.
+	service := r.FromService
+	if ep, ok := b.Endpoint(r.ConversationHandle); ok {
+		service = ep.Service
+	}
+	g := TransmissionQueueGroup{ToService: w.cat.ServiceNames[r.ToService], TransmissionStatus: r.TransmissionStatus}
+	if service >= 0 {
+		g.Database = w.cat.Databases[w.cat.Services[service].Database].Name
+	}
+	i := slices.IndexFunc(x.counted, func(y TransmissionQueueGroup) bool {
+		return y.Database == g.Database && y.ToService == g.ToService && y.TransmissionStatus == g.TransmissionStatus
+	})
+	if i < 0 {
+		x.counted = append(x.counted, g)
+		i = len(x.counted) - 1
+	}
+	x.counted[i].Rows++
+}
+
+// groups returns the counts, by database, to_service_name and transmission_status.
+func (x *txqGrouper) groups() []TransmissionQueueGroup {
+	slices.SortFunc(x.counted, func(a, b TransmissionQueueGroup) int {
+		return cmp.Or(cmp.Compare(a.Database, b.Database), cmp.Compare(a.ToService, b.ToService),
+			cmp.Compare(a.TransmissionStatus, b.TransmissionStatus))
+	})
+	return x.counted
 }
 
 // countDelayed counts the conversations of an instance that were delayed (RTE-2 step 7),

@@ -33,11 +33,14 @@ type LevelSample struct {
 	Bytes    int64
 }
 
-// DatabaseSample is one database's transmission queue depth at one instant.
+// DatabaseSample is one database's transmission queue depth at one instant, and its
+// conversation endpoints by state (sys.conversation_endpoints grouped by state, those of
+// event notifications aside).
 type DatabaseSample struct {
 	At                    time.Duration
 	Database              string // instance/database
 	TransmissionQueueRows int
+	Endpoints             model.EndpointStateCounts
 }
 
 // LinkSample is one direction of a link at one instant: its counters so far.
@@ -74,7 +77,8 @@ func (w *world) sampleWorld() {
 	for d, db := range w.cat.Databases {
 		w.series.Databases = append(w.series.Databases, DatabaseSample{At: now,
 			Database:              w.cat.Instances[db.Instance].Name + "/" + db.Name,
-			TransmissionQueueRows: w.brokers[db.Instance].TransmissionQueueRows(model.DatabaseID(d))})
+			TransmissionQueueRows: w.brokers[db.Instance].TransmissionQueueRows(model.DatabaseID(d)),
+			Endpoints:             w.brokers[db.Instance].EndpointStates(model.DatabaseID(d))})
 	}
 	for _, p := range w.pairs {
 		w.series.Links = append(w.series.Links, LinkSample{At: now, Link: p.pair.AToB.Name(), Counters: p.pair.AToB.Counters()},
@@ -136,10 +140,10 @@ func (s *Series) rows() int {
 
 // thinSeries merges the rows of every two successive instants, 2i and 2i+1, into one at
 // the time of instant 2i, and doubles the interval. A count so far (levels, links,
-// instances) is that of instant 2i, true at the row's time; a figure at the instant
-// (a queue's ready messages, sessions and activated tasks, a transmission queue's rows) is
-// the larger of the two, so that a peak survives thinning; a monitor's state is that of
-// instant 2i.
+// instances) is that of instant 2i, true at the row's time; a figure at the instant (a
+// queue's ready messages, sessions and activated tasks, a transmission queue's rows, a
+// database's endpoints in each state) is the larger of the two, so that a peak survives
+// thinning; a monitor's state is that of instant 2i.
 func (w *world) thinSeries() {
 	s := &w.sampling
 	ser := &w.series
@@ -147,6 +151,9 @@ func (w *world) thinSeries() {
 	ser.Databases = thin(ser.Databases, func(r *DatabaseSample) time.Duration { return r.At }, s.interval,
 		func(into, from *DatabaseSample) {
 			into.TransmissionQueueRows = max(into.TransmissionQueueRows, from.TransmissionQueueRows)
+			for st := range into.Endpoints {
+				into.Endpoints[st] = max(into.Endpoints[st], from.Endpoints[st])
+			}
 		})
 	ser.Links = thin(ser.Links, func(r *LinkSample) time.Duration { return r.At }, s.interval, nil)
 	ser.Instances = thin(ser.Instances, func(r *InstanceSample) time.Duration { return r.At }, s.interval, nil)

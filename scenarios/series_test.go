@@ -69,15 +69,18 @@ func TestThinnedSeriesAreTheSeriesAtTheFinalIntervalWithTheirPeaks(t *testing.T)
 // the same subject before it.
 func TestThinMergesEachOddInstantIntoTheSameSubjectBefore(t *testing.T) {
 	ms := time.Millisecond
+	d := func(at time.Duration, db string, rows int) DatabaseSample {
+		return DatabaseSample{At: at, Database: db, TransmissionQueueRows: rows}
+	}
 	rows := []DatabaseSample{
-		{0, "a", 1}, {0, "b", 5},
-		{ms, "a", 3}, {ms, "b", 2},
-		{2 * ms, "a", 0}, {2 * ms, "b", 0},
-		{3 * ms, "a", 0}, {3 * ms, "b", 9},
-		{4 * ms, "a", 4}, {4 * ms, "b", 4},
+		d(0, "a", 1), d(0, "b", 5),
+		d(ms, "a", 3), d(ms, "b", 2),
+		d(2*ms, "a", 0), d(2*ms, "b", 0),
+		d(3*ms, "a", 0), d(3*ms, "b", 9),
+		d(4*ms, "a", 4), d(4*ms, "b", 4),
 	}
 	got := thin(rows, func(r *DatabaseSample) time.Duration { return r.At }, ms, func(into, from *DatabaseSample) {
 		into.TransmissionQueueRows = max(into.TransmissionQueueRows, from.TransmissionQueueRows)
 	})
-	assert.Equal(t, []DatabaseSample{{0, "a", 3}, {0, "b", 5}, {2 * ms, "a", 0}, {2 * ms, "b", 9}, {4 * ms, "a", 4}, {4 * ms, "b", 4}}, got)
+	assert.Equal(t, []DatabaseSample{d(0, "a", 3), d(0, "b", 5), d(2*ms, "a", 0), d(2*ms, "b", 9), d(4*ms, "a", 4), d(4*ms, "b", 4)}, got)
 }

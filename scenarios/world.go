@@ -31,6 +31,8 @@ type world struct {
 	waiterOf   []map[model.TxID]statementWaiter // by instance: the applications' waiting transactions
 	workloads  []*workloadRun
 	dialogs    map[model.ConversationID]*dialogApp
+	flows      flows        // time in queue, sojourn, backlog, round trips (figures.go)
+	snapshots  snapshotting // the views at instants of the run (snapshots.go)
 
 	checker   *invariant.Checker
 	violation *invariant.Violation
@@ -297,6 +299,7 @@ func (w *world) carryOut(inst model.InstanceID, blocks []wireNote) []wireNote {
 		w.timers.schedule(inst, t)
 	}
 	for _, q := range eff.Ready {
+		w.noteReady(inst, q)
 		if r := w.readers[q]; r != nil {
 			r.wake()
 		}

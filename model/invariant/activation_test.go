@@ -407,7 +407,7 @@ func TestCheckerAcceptsTheModelsActivation(t *testing.T) {
 	r.target = r.queue("T")
 	b, dialog, send := r.b, r.dialog, r.send
 
-	// Ten requests on five dialogs: a start on arrival, then one per RECEIVE up to three.
+	// Ten requests on five dialogs: a start on arrival, then one per tick up to three (G-5).
 	r.until(100)
 	for range 5 {
 		send(dialog("T"), 2)
@@ -416,14 +416,18 @@ func TestCheckerAcceptsTheModelsActivation(t *testing.T) {
 	assert.Equal(t, 3, r.peak, "the monitor ramps up to MAX_QUEUE_READERS")
 	assert.Empty(t, b.ActivatedTasks(), "every task ran out of messages and exited")
 
-	// Three requests on one dialog: the second task waits for the group the first holds,
-	// and no third starts while it waits (ACT-5).
-	send(dialog("T"), 3)
-	r.until(40_200)
+	// Five requests on one dialog: on the tick at 45 s, a second task starts and waits for
+	// the group the first holds, and no third starts while it waits (ACT-5), on the tick
+	// at 50 s either.
+	send(dialog("T"), 5)
+	r.until(45_200)
 	m, ok := b.QueueMonitor(r.target)
 	require.True(t, ok)
 	assert.Equal(t, 2, m.Running, "monitor %+v", m)
 	assert.Equal(t, 1, m.TasksWaiting, "monitor %+v", m)
+	r.until(50_200)
+	m, _ = b.QueueMonitor(r.target)
+	assert.Equal(t, 2, m.Running, "monitor %+v", m)
 	r.until(80_000)
 	assert.Empty(t, b.ActivatedTasks())
 
@@ -461,7 +465,8 @@ func TestCheckerAcceptsTheModelsActivation(t *testing.T) {
 			causes[rec.Kind] = c
 		}
 	}
-	assert.Equal(t, [3]int{0, 2, 4}, causes[model.TraceTaskStarted], "starts by cause (ACT-4a, ACT-4b)")
+	// Two starts on arrival (at 0.1 s and 40 s), three on ticks while tasks ran (5 s, 10 s, 45 s).
+	assert.Equal(t, [3]int{0, 2, 3}, causes[model.TraceTaskStarted], "starts by cause (ACT-4a, ACT-4b)")
 	assert.Equal(t, [3]int{0, 1, 3}, causes[model.TraceNotificationSent], "notifications by cause (ACT-4a, ACT-4b)")
 }
 

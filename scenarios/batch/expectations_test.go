@@ -185,16 +185,18 @@ func TestCheckJudgesAStatisticalExpectationOverItsSeeds(t *testing.T) {
 	require.NoError(t, v.Err)
 	assert.False(t, v.OK())
 	assert.Empty(t, v.Failures, "every seed meets the per-seed expectations")
-	require.Len(t, v.OverSeeds, 3, "lossy-wan's own and the two added")
-	assert.True(t, v.OverSeeds[0].OK, "%s", v.OverSeeds[0].ExpectationVerdict)
-	bad := v.OverSeeds[1]
+	require.Len(t, v.OverSeeds, 5, "lossy-wan's own three (latency.p99, round_trip.p50, round_trip.p99) and the two added")
+	for i := range 3 {
+		assert.True(t, v.OverSeeds[i].OK, "%s", v.OverSeeds[i].ExpectationVerdict)
+	}
+	bad := v.OverSeeds[3]
 	assert.False(t, bad.OK)
 	assert.Regexp(t, `^FAILED: latency.p99 below 10s in at least 95% of seeds \(got \d+ of 20 seeds .*, below 95%; first miss: seed \d+ \(got .*\)\)$`, bad.ExpectationVerdict.String())
 	assert.NotZero(t, bad.FirstMiss)
 	assert.Equal(t, bad.FirstMiss, v.ReplaySeed())
-	assert.True(t, v.OverSeeds[2].OK, "%s", v.OverSeeds[2].ExpectationVerdict)
+	assert.True(t, v.OverSeeds[4].OK, "%s", v.OverSeeds[4].ExpectationVerdict)
 	text := v.OverSeedsText()
-	assert.Equal(t, 3, strings.Count(text, "\n      ")+1, text)
+	assert.Equal(t, 5, strings.Count(text, "\n      ")+1, text)
 	assert.Contains(t, text, "      FAILED: latency.p99 below 10s in at least 95% of seeds (got ")
 }
 

@@ -273,6 +273,13 @@ func (d *decoder) metricValue(v *yaml.Node, path string, u scenarios.Unit) float
 			return 0
 		}
 		return x
+	case scenarios.Rate:
+		x, err := strconv.ParseFloat(strings.TrimSuffix(v.Value, "/s"), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+			d.errorf(v, path, "want a rate (a number of things per second, 0 or more, such as 250 or 250/s), got %q", v.Value)
+			return 0
+		}
+		return x
 	}
 	x, err := parseInteger(v.Value)
 	if err != nil || x < 0 || x > 1<<53 {

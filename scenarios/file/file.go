@@ -156,6 +156,10 @@ func (d *decoder) decodeFile(n *yaml.Node, defaultName string) *Scenario {
 	limits.size("max_memory", &cfg.MaxMemory)
 	limits.done()
 	m.duration("sample_interval", &cfg.SampleInterval)
+	snapshots := d.mapping(m.get("snapshots"), "snapshots", "snapshots")
+	snapshots.intField("count", &cfg.Snapshots.Count, 1, scenarios.MaxSnapshots)
+	snapshots.intField("rows", &cfg.Snapshots.Rows, 1, scenarios.MaxSnapshotRows)
+	snapshots.done()
 	cfg.CheckInvariants = true
 	m.onOff("check_invariants", &cfg.CheckInvariants)
 	m.onOff("trace", &cfg.Trace)

@@ -204,6 +204,12 @@ func (e *encoder) file(f *Scenario) *yaml.Node {
 		m.set("limits", limits.Node)
 	}
 	m.duration("sample_interval", cfg.SampleInterval)
+	snapshots := newMap(true)
+	snapshots.integer("count", int64(cfg.Snapshots.Count))
+	snapshots.integer("rows", int64(cfg.Snapshots.Rows))
+	if !snapshots.empty() {
+		m.set("snapshots", snapshots.Node)
+	}
 	if !cfg.CheckInvariants {
 		m.set("check_invariants", plain("false"))
 	}

@@ -225,7 +225,7 @@ func (e *encoder) expectation(x Expectation, path string) *yaml.Node {
 	switch def.Unit {
 	case scenarios.Duration:
 		v = durationValue(time.Duration(x.Value))
-	case scenarios.Fraction:
+	case scenarios.Fraction, scenarios.Rate:
 		v = floatValue(x.Value)
 	default:
 		v = plain(strconv.FormatFloat(x.Value, 'f', -1, 64))

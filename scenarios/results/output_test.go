@@ -139,10 +139,11 @@ func TestWriteAllWritesEveryFileItReturns(t *testing.T) {
 		assert.Equal(t, out.dir, filepath.Dir(p))
 		names = append(names, filepath.Base(p))
 	}
-	want := []string{SummaryFile, SeriesFile, LatencyCDFFile, TraceFile,
-		"latency-cdf.png", "latency-cdf.svg", "throughput.png", "throughput.svg",
+	want := []string{SummaryFile, SeriesFile, LatencyCDFFile, SnapshotsFile, RoundTripCDFFile, TraceFile,
+		"latency-cdf.png", "latency-cdf.svg", "round-trip-cdf.png", "round-trip-cdf.svg", "throughput.png", "throughput.svg",
 		"queue-A-InitiatorQueue.png", "queue-A-InitiatorQueue.svg", "queue-B-TargetQueue.png", "queue-B-TargetQueue.svg",
-		"transmission-queue-depth.png", "transmission-queue-depth.svg", "link-counters.png", "link-counters.svg"}
+		"transmission-queue-depth.png", "transmission-queue-depth.svg", "endpoints-by-state.png", "endpoints-by-state.svg",
+		"link-counters.png", "link-counters.svg"}
 	assert.Equal(t, want, names)
 	entries, err := os.ReadDir(out.dir)
 	require.NoError(t, err)
@@ -189,11 +190,12 @@ func TestAnotherSeedGivesAnotherSummary(t *testing.T) {
 	assert.NotEqual(t, a.String(), b.String())
 }
 
-// Replot draws, from series.csv and latency_cdf.csv alone, the plots WriteAll drew.
+// Replot draws, from series.csv, latency_cdf.csv and round_trip_cdf.csv alone, the plots
+// WriteAll drew.
 func TestReplotRedrawsTheSameFiles(t *testing.T) {
 	out := sharedOutput(t)
 	dir := t.TempDir()
-	for _, name := range []string{SeriesFile, LatencyCDFFile} {
+	for _, name := range []string{SeriesFile, LatencyCDFFile, RoundTripCDFFile} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), readFileT(t, filepath.Join(out.dir, name)), 0o644))
 	}
 

@@ -22,6 +22,9 @@ const (
 	QueuePlotPrefix            = "queue-"
 	TransmissionQueueDepthPlot = "transmission-queue-depth"
 	LinkCountersPlot           = "link-counters"
+	RoundTripCDFPlot           = "round-trip-cdf"
+	BacklogPlot                = "backlog"
+	EndpointsByStatePlot       = "endpoints-by-state"
 )
 
 // WritePlots draws res in dir, which must exist, as PNG and SVG: the latency distribution
@@ -31,20 +34,32 @@ const (
 // plots over time end shortly after the last change of any figure (activePeriod). It skips
 // a plot that has nothing to show, and returns the files it wrote, in that order.
 func WritePlots(dir string, res *scenarios.Result) ([]string, error) {
-	return writePlots(&Folder{dir: dir, unlisted: true}, cdfRows(res), seriesRows(res))
+	return writePlots(&Folder{dir: dir, unlisted: true}, plotData{cdfRows(res), roundTripRows(res), seriesRows(res)})
 }
 
-// writePlots draws the plots from the rows of latency_cdf.csv and series.csv, so that
-// WritePlots and Replot draw the same thing.
-func writePlots(f *Folder, cdf []CDFRow, rows []SeriesRow) ([]string, error) {
+// plotData is what the plots are drawn from: the rows of latency_cdf.csv,
+// round_trip_cdf.csv and series.csv.
+type plotData struct {
+	cdf        []CDFRow
+	roundTrips []RoundTripRow
+	rows       []SeriesRow
+}
+
+// writePlots draws the plots from the rows of the files, so that WritePlots and Replot
+// draw the same thing.
+func writePlots(f *Folder, d plotData) ([]string, error) {
 	type named struct {
 		base string
 		draw func() (*plot.Plot, error)
 	}
 	var todo []named
-	rows = activePeriod(rows)
-	if lines := latencyLines(cdf); len(lines) > 0 {
+	all := d.rows
+	rows := activePeriod(all)
+	if lines := latencyLines(d.cdf); len(lines) > 0 {
 		todo = append(todo, named{LatencyCDFPlot, func() (*plot.Plot, error) { return plots.LatencyCDF(lines) }})
+	}
+	if lines := roundTripLines(d.roundTrips); len(lines) > 0 {
+		todo = append(todo, named{RoundTripCDFPlot, func() (*plot.Plot, error) { return plots.RoundTripCDF(lines) }})
 	}
 	if lines := throughputLines(rows); len(lines) > 0 {
 		todo = append(todo, named{ThroughputPlot, func() (*plot.Plot, error) { return plots.ThroughputByLevel(lines) }})
@@ -56,8 +71,14 @@ func writePlots(f *Folder, cdf []CDFRow, rows []SeriesRow) ([]string, error) {
 			return plots.QueueOverTime(q.name, q.ready, q.activated, q.readers, q.waiting)
 		}})
 	}
+	if lines := nonZero(linesOf(rows, KindQueue, "ready", "")); len(lines) > 1 { // one queue's is its queue plot
+		todo = append(todo, named{BacklogPlot, func() (*plot.Plot, error) { return plots.Backlog(lines) }})
+	}
 	if lines := nonZero(linesOf(rows, KindDatabase, "transmission_queue_rows", "")); len(lines) > 0 {
 		todo = append(todo, named{TransmissionQueueDepthPlot, func() (*plot.Plot, error) { return plots.TransmissionQueueDepth(lines) }})
+	}
+	if lines := endpointLines(all); len(lines) > 0 { // to the end: a leak shows after the traffic stops
+		todo = append(todo, named{EndpointsByStatePlot, func() (*plot.Plot, error) { return plots.EndpointsByState(lines) }})
 	}
 	if lines := linkLines(rows); len(lines) > 0 {
 		todo = append(todo, named{LinkCountersPlot, func() (*plot.Plot, error) { return plots.LinkCounters(lines) }})
@@ -90,6 +111,9 @@ func activePeriod(rows []SeriesRow) []SeriesRow {
 	last := map[key]int64{}
 	changed := 0.0
 	for _, r := range rows {
+		if strings.HasPrefix(r.Metric, EndpointsMetricPrefix) {
+			continue // endpoints change until the retention of closed ones ends: their plot has the whole run
+		}
 		k := key{r.Kind, r.Subject, r.Metric}
 		if v, ok := last[k]; v != r.Value || (!ok && r.Value != 0) {
 			changed = r.TimeS // a change, or a subject that appears (a level's first message)
@@ -139,6 +163,41 @@ func throughputLines(rows []SeriesRow) []plots.Line {
 		}
 	}
 	return out
+}
+
+// roundTripLines returns one line per workload, in the rows' order.
+func roundTripLines(rows []RoundTripRow) []plots.Line {
+	var lines []plots.Line
+	for _, r := range rows {
+		if len(lines) == 0 || lines[len(lines)-1].Name != r.Workload {
+			lines = append(lines, plots.Line{Name: r.Workload})
+		}
+		l := &lines[len(lines)-1]
+		l.Points = append(l.Points, plots.Point{X: r.RoundTripS, Y: r.Fraction})
+	}
+	return lines
+}
+
+// endpointLines returns a line per database and endpoint state that had an endpoint at
+// some instant, named "instance/database CO", by database, then state.
+func endpointLines(rows []SeriesRow) []plots.Line {
+	var lines []plots.Line
+	index := map[string]int{}
+	for _, r := range rows {
+		st, ok := strings.CutPrefix(r.Metric, EndpointsMetricPrefix)
+		if r.Kind != KindDatabase || !ok {
+			continue
+		}
+		name := r.Subject + " " + st
+		i, seen := index[name]
+		if !seen {
+			i = len(lines)
+			index[name] = i
+			lines = append(lines, plots.Line{Name: name})
+		}
+		lines[i].Points = append(lines[i].Points, plots.Point{X: r.TimeS, Y: float64(r.Value)})
+	}
+	return nonZero(lines)
 }
 
 // levelOf returns the level a level subject names, or 0 for a subject that is not a number.

@@ -39,7 +39,7 @@ func TestPlotFilesDecode(t *testing.T) {
 			n++
 		}
 	}
-	assert.Equal(t, 12, n, "six plots, each as PNG and SVG")
+	assert.Equal(t, 16, n, "eight plots, each as PNG and SVG")
 }
 
 func TestWritePlotsSkipsPlotsWithoutData(t *testing.T) {

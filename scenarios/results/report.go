@@ -348,12 +348,11 @@ func writeFigures(w io.Writer, res *scenarios.Result) {
 	for _, g := range figureGroups {
 		var rows []scenarios.Metric
 		for _, m := range scenarios.Metrics() {
-			if m.Takes&(^m.Takes+1) == g.key { // a metric that takes several keys goes by its first
-
+			if m.Takes&g.key != 0 || m.Takes == g.key { // a metric that takes several keys is in each of their tables
 				rows = append(rows, m)
 			}
 		}
-		subjects := figureSubjects(res, rows)
+		subjects := figureSubjects(res, rows, g.key)
 		if len(rows) == 0 || len(subjects) == 0 {
 			continue
 		}
@@ -375,9 +374,9 @@ func writeFigures(w io.Writer, res *scenarios.Result) {
 	}
 }
 
-// figureSubjects returns the columns of a table: the subjects any of its metrics has, the
-// whole run first.
-func figureSubjects(res *scenarios.Result, ms []scenarios.Metric) []scenarios.Subject {
+// figureSubjects returns the columns of the table of key: the subjects of that key any of
+// its metrics has, the whole run first.
+func figureSubjects(res *scenarios.Result, ms []scenarios.Metric, key scenarios.Keys) []scenarios.Subject {
 	var out []scenarios.Subject
 	for _, m := range ms {
 		if m.Needs == 0 {
@@ -387,6 +386,9 @@ func figureSubjects(res *scenarios.Result, ms []scenarios.Metric) []scenarios.Su
 	}
 	for _, m := range ms {
 		for _, s := range m.Subjects(res) {
+			if s.Keys() != key && s.Keys() != 0 {
+				continue
+			}
 			seen := false
 			for _, o := range out {
 				seen = seen || o == s

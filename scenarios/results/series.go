@@ -62,8 +62,13 @@ func seriesRows(res *scenarios.Result) []SeriesRow {
 			}
 		}
 	}
+	states := endpointStatesSeen(res.Series.Databases)
 	for _, s := range res.Series.Databases {
-		add(seconds(s.At), KindDatabase, s.Database, "transmission_queue_rows", int64(s.TransmissionQueueRows))
+		t := seconds(s.At)
+		add(t, KindDatabase, s.Database, "transmission_queue_rows", int64(s.TransmissionQueueRows))
+		for _, st := range states[s.Database] { // the states the database ever had an endpoint in
+			add(t, KindDatabase, s.Database, EndpointsMetricPrefix+st.String(), int64(s.Endpoints[st]))
+		}
 	}
 	for _, s := range res.Series.Links {
 		t, c := seconds(s.At), s.Counters
@@ -107,6 +112,38 @@ func seriesRows(res *scenarios.Result) []SeriesRow {
 		return 0
 	})
 	return rows
+}
+
+// EndpointsMetricPrefix begins the metrics of a database's conversation endpoints by
+// state in series.csv: endpoints_CO, endpoints_DI, ... (the two-letter codes of
+// sys.conversation_endpoints' state column).
+const EndpointsMetricPrefix = "endpoints_"
+
+// endpointStatesSeen returns, for each database of the samples, the endpoint states it had
+// an endpoint in at one instant or more, in state order: series.csv gives each of them a
+// row at every instant, and leaves out the states never seen.
+func endpointStatesSeen(samples []scenarios.DatabaseSample) map[string][]model.EndpointState {
+	seen := map[string]*model.EndpointStateCounts{}
+	for i := range samples {
+		s := &samples[i]
+		c := seen[s.Database]
+		if c == nil {
+			c = &model.EndpointStateCounts{}
+			seen[s.Database] = c
+		}
+		for st, n := range s.Endpoints {
+			c[st] = max(c[st], n)
+		}
+	}
+	out := map[string][]model.EndpointState{}
+	for db, c := range seen {
+		for st := model.StartedOutbound; st <= model.Closed; st++ {
+			if c[st] > 0 {
+				out[db] = append(out[db], st)
+			}
+		}
+	}
+	return out
 }
 
 // MonitorStateCodes names the values of a queue's monitor_state metric in series.csv.

@@ -36,6 +36,13 @@ type Queue struct {
 	Samples            int             `json:"samples"`
 	Monitor            *Monitor        `json:"monitor"`
 	ActivatedTasks     []ActivatedTask `json:"activated_tasks"`
+	// MessagesReceived, TimeInQueue, Sojourn and BacklogPeak are the queue's flow
+	// (scenarios.QueueFlow): user messages received, ready to RECEIVE, SEND commit to the
+	// receiving commit, the most messages ready at once.
+	MessagesReceived int64   `json:"messages_received"`
+	TimeInQueue      Latency `json:"time_in_queue"`
+	Sojourn          Latency `json:"sojourn"`
+	BacklogPeak      int     `json:"backlog_peak"`
 }
 
 // Monitor is a queue monitor at the end of the run, as sys.dm_broker_queue_monitors shows
@@ -252,6 +259,12 @@ type Workload struct {
 	MessagesSent    int64  `json:"messages_sent"`
 	RepliesReceived int64  `json:"replies_received"`
 	SendFailures    int64  `json:"send_failures"`
+	// Latency is over the user messages of the workload's dialogs, both directions;
+	// RoundTrip from a request's SEND commit to the commit that received its reply;
+	// RoundTripsUntracked, left out when zero, counts requests the round trips left out.
+	Latency             Latency `json:"latency"`
+	RoundTrip           Latency `json:"round_trip"`
+	RoundTripsUntracked int64   `json:"round_trips_untracked,omitempty"`
 	// The life cycle and reuse figures, for a workload that has them (docs/lifecycles.md).
 	LifeCycle            string   `json:"life_cycle,omitempty"`
 	MessagesReceived     *int64   `json:"messages_received_by_target,omitempty"`
@@ -290,15 +303,15 @@ func queues(in []scenarios.QueueResult) []Queue {
 	for _, q := range in {
 		row := Queue{Instance: q.Instance, Queue: q.Queue, PoisonDisables: q.PoisonDisables,
 			LockWaits: latency(q.LockWaits), LockWaitsAbandoned: q.LockWaitsAbandoned, PeakActivated: q.PeakActivated,
-			Samples: len(q.Samples), ActivatedTasks: []ActivatedTask{}}
+			Samples: len(q.Samples), ActivatedTasks: []ActivatedTask{}, MessagesReceived: q.Flow.Received,
+			TimeInQueue: latency(q.Flow.TimeInQueue), Sojourn: latency(q.Flow.Sojourn), BacklogPeak: q.Flow.BacklogPeak}
 		for _, smp := range q.Samples {
 			row.PeakReady, row.PeakReaders = max(row.PeakReady, smp.Ready), max(row.PeakReaders, smp.Readers)
 			row.PeakWaiting = max(row.PeakWaiting, smp.Waiting)
 		}
 		if m := q.Monitor; m != nil {
-			row.Monitor = &Monitor{QueueID: int(m.Queue), State: m.State.String(),
-				LastEmptyRowsetTimeS: optionalSeconds(m.LastEmptyRowsetTime), LastActivatedTimeS: optionalSeconds(m.LastActivatedTime),
-				TasksWaiting: m.TasksWaiting, Running: m.Running, Failed: m.Failed, Started: m.Started, NotificationsSent: m.NotifiesSent}
+			mon := monitor(*m)
+			row.Monitor = &mon
 		}
 		for _, t := range q.ActivatedTasks {
 			row.ActivatedTasks = append(row.ActivatedTasks, ActivatedTask{Task: int(t.Task), Procedure: t.Procedure, StartedS: seconds(t.Started)})
@@ -383,6 +396,7 @@ func workloads(in []scenarios.WorkloadResult) []Workload {
 	for _, w := range in {
 		row := Workload{Workload: w.Name, DialogsBegun: w.DialogsBegun, DialogsEnded: w.DialogsEnded,
 			MessagesSent: w.MessagesSent, RepliesReceived: w.RepliesReceived, SendFailures: w.SendFailures,
+			Latency: latency(w.Latency), RoundTrip: latency(w.RoundTrip), RoundTripsUntracked: w.RoundTripsUntracked,
 			DialogsEndedByTarget: w.DialogsEndedByTarget, DialogsRecycled: w.DialogsRecycled, SenderLockWaits: w.SenderLockWaits}
 		if w.End != scenarios.EndInitiator || w.Reused {
 			row.LifeCycle, row.MessagesReceived = w.End.String(), &w.MessagesReceived

@@ -47,6 +47,10 @@ func TestSummaryParsesBackWithTheRunsFigures(t *testing.T) {
 	assert.Equal(t, int64(144000), s.Levels[0].Bytes, "12 requests of 12000 bytes at level 10")
 	require.Len(t, s.Workloads, 2)
 	for _, w := range s.Workloads {
+		assert.Equal(t, int64(24), w.Latency.Count, "%s: 12 requests and 12 replies", w.Workload)
+		assert.Equal(t, int64(12), w.RoundTrip.Count, "%s: a round trip per reply", w.Workload)
+		assert.Greater(t, w.RoundTrip.MeanS, w.Latency.MeanS, "%s: a round trip takes two latencies and more", w.Workload)
+		w.Latency, w.RoundTrip = Latency{}, Latency{}
 		assert.Equal(t, Workload{Workload: w.Workload, DialogsBegun: 4, DialogsEnded: 4, MessagesSent: 12, RepliesReceived: 12}, w)
 	}
 	assert.Len(t, s.Conversations, 8, "a row per dialog: the run was traced")

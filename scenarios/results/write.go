@@ -23,6 +23,7 @@ const (
 
 // WriteAll writes everything about one run to dir, a Folder (created if needed, holding
 // no other run afterwards): summary.json from s, series.csv and latency_cdf.csv from res,
+// round_trip_cdf.csv when a workload had replies, snapshots.json,
 // trace.jsonl from trace when it holds records (pass res.Trace, or nil for no trace file),
 // the plots, and the manifest. It returns the paths it wrote, in that order; on an error,
 // the paths written before it.
@@ -46,6 +47,13 @@ func (f *Folder) WriteRun(res *scenarios.Result, s Summary, trace []model.TraceR
 		{SeriesFile, func(w io.Writer) error { return WriteSeries(w, res) }},
 		{LatencyCDFFile, func(w io.Writer) error { return WriteLatencyCDF(w, res) }},
 	}
+	if len(res.Snapshots) > 0 {
+		files = append(files, outputFile{SnapshotsFile, func(w io.Writer) error { return WriteSnapshots(w, NewSnapshots(res)) }})
+	}
+	roundTrips := roundTripRows(res)
+	if len(roundTrips) > 0 {
+		files = append(files, outputFile{RoundTripCDFFile, func(w io.Writer) error { return writeRoundTripRows(w, roundTrips) }})
+	}
 	if len(trace) > 0 {
 		files = append(files, outputFile{TraceFile, func(w io.Writer) error { return WriteTrace(w, trace) }})
 	}
@@ -57,7 +65,7 @@ func (f *Folder) WriteRun(res *scenarios.Result, s Summary, trace []model.TraceR
 		}
 		paths = append(paths, path)
 	}
-	written, err := writePlots(f, cdfRows(res), seriesRows(res))
+	written, err := writePlots(f, plotData{cdfRows(res), roundTrips, seriesRows(res)})
 	paths = append(paths, written...)
 	if err != nil {
 		return paths, fmt.Errorf("output: %w", err)
@@ -71,8 +79,8 @@ type outputFile struct {
 	write func(io.Writer) error
 }
 
-// Replot draws again, in dir, the plots of the series.csv and latency_cdf.csv that WriteAll
-// wrote there: the same files, byte for byte. It returns the files it wrote.
+// Replot draws again, in dir, the plots of the series.csv, latency_cdf.csv and (when there
+// is one) round_trip_cdf.csv that WriteAll wrote there: the same files, byte for byte. It returns the files it wrote.
 func Replot(dir string) ([]string, error) {
 	if _, err := os.Stat(filepath.Join(dir, SeriesFile)); errors.Is(err, os.ErrNotExist) {
 		if _, err := os.Stat(filepath.Join(dir, SweepFile)); err == nil {
@@ -95,7 +103,17 @@ func Replot(dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	paths, err := writePlots(&Folder{dir: dir, unlisted: true}, cdf, rows)
+	var roundTrips []RoundTripRow
+	if _, err := os.Stat(filepath.Join(dir, RoundTripCDFFile)); err == nil { // written when a workload had replies
+		err = readFile(filepath.Join(dir, RoundTripCDFFile), func(r io.Reader) (err error) {
+			roundTrips, err = ReadRoundTripCDF(r)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	paths, err := writePlots(&Folder{dir: dir, unlisted: true}, plotData{cdf, roundTrips, rows})
 	if err != nil {
 		return paths, fmt.Errorf("replot %s: %w", dir, err)
 	}
