@@ -63,7 +63,9 @@ func (s activationSpec) config() Config {
 			StartupDelay: expMs(s.StartupMs), MaxReaders: s.MaxReaders})
 	}
 	for i := range cfg.Workloads {
-		cfg.Workloads[i].GroupSize = s.GroupSize
+		if cfg.Workloads[i].Reuse == nil { // a pooled dialog has a group of its own
+			cfg.Workloads[i].GroupSize = s.GroupSize
+		}
 	}
 	return cfg
 }

@@ -30,6 +30,16 @@ type workloadRun struct {
 	attempts int
 	// group is the conversation group of the current group's first dialog (GroupSize).
 	group model.ConversationGroupID
+	// received counts the user messages the targets received, targetEnded the dialogs
+	// whose target ended by the life cycle (lifecycle.go).
+	received, targetEnded int64
+	// pool is the pool of reused dialogs (Reuse), nil for a dialog per unit of work;
+	// recycled counts the dialogs it retired, lockWaits the units whose first SEND waited
+	// for the group's lock, and lockWait their time waiting.
+	pool      *pool
+	recycled  int64
+	lockWaits int64
+	lockWait  time.Duration
 	// owed is the CPU time its current step's statements cost; busyUntil is when the CPU
 	// work and log flush of its last step are done: its next event waits for it (cost.go).
 	owed      bill
@@ -46,6 +56,20 @@ type dialogApp struct {
 	sent                        int
 	replies                     int
 	ended                       bool
+	// received counts the user messages the target received, targetEnded says the target
+	// ended its side by the life cycle (lifecycle.go).
+	received    int
+	targetEnded bool
+	// reused marks a pooled dialog (Reuse); endOfStream, when positive, is the number of
+	// messages up to and including its end-of-stream message.
+	reused      bool
+	endOfStream int
+}
+
+// isEndOfStream reports whether the next message the target receives on d is its
+// end-of-stream message (Reuse.EndOfStream).
+func (d *dialogApp) isEndOfStream() bool {
+	return d.reused && d.endOfStream > 0 && d.received+1 >= d.endOfStream
 }
 
 // beginNext is the argument of a workload event that begins the next dialog; any other
@@ -68,7 +92,9 @@ func (w *world) newWorkload(i int) (*workloadRun, error) {
 	wl.replyType, _ = w.cat.MessageType(orDefault(cfg.ReplyType, model.MessageTypeDefault))
 	prefix := "workload/" + cfg.Name + "/" + strconv.Itoa(i) + "/"
 	wl.arrivals, wl.gaps, wl.sizes = w.e.Stream(prefix+"arrivals"), w.e.Stream(prefix+"gaps"), w.e.Stream(prefix+"sizes")
-	if cfg.Dialogs > 0 {
+	if cfg.Reuse != nil {
+		wl.pool = newPool(wl)
+	} else if cfg.Dialogs > 0 {
 		w.e.Schedule(cfg.Start, wl, beginNext)
 	}
 	return wl, nil
@@ -223,7 +249,7 @@ func (wl *workloadRun) send(b *model.Broker, d *dialogApp) time.Duration {
 			return gap
 		}
 	}
-	if !wl.cfg.Replies || d.replies >= wl.cfg.Messages {
+	if wl.initiatorEndsAfterSend(d) {
 		wl.end(b, d)
 	}
 	return 0
@@ -235,12 +261,8 @@ func (wl *workloadRun) end(b *model.Broker, d *dialogApp) {
 		return
 	}
 	d.ended = true
-	opts := model.EndOptions{}
-	if wl.cfg.EndWithError {
-		opts = model.EndOptions{WithError: true, ErrorCode: 50000}
-	}
 	wl.charge(costEnd, 1)
-	err := b.EndConversation(wl.w.now(), d.initiator, opts)
+	err := b.EndConversation(wl.w.now(), d.initiator, wl.endOptions())
 	if err == model.ErrWaiting {
 		wl.w.waitingStatement(wl.inst, b, &pendingStatement{wl: wl, d: d, end: true, epoch: wl.w.epoch(wl.inst)})
 	}

@@ -120,6 +120,11 @@ type Workload struct {
 	// GroupSize puts this many consecutive dialogs in one conversation group on the
 	// initiator's side (RELATED_CONVERSATION_GROUP, DLG-2); zero or one: a group each.
 	GroupSize int
+	// End is the dialogs' life cycle: who ends them, and when (lifecycle.go).
+	End LifeCycle
+	// Reuse, when set, sends the workload's units of work on a pool of long-lived dialogs
+	// (lifecycle.go): each of Dialogs is then a unit of work, not a dialog.
+	Reuse *Reuse
 }
 
 // Reader configures the reader program of one queue (issue 5): Sessions copies of one loop,
@@ -306,6 +311,9 @@ func (c *Config) Validate(cat *model.Catalog) error {
 	if err := c.Crashes.validate(cat); err != nil {
 		return err
 	}
+	if err := c.validateReuseCrashes(); err != nil {
+		return err
+	}
 	if err := c.validateStandbys(); err != nil {
 		return err
 	}
@@ -388,6 +396,9 @@ func (w *Workload) validate(cat *model.Catalog) error {
 		return fmt.Errorf("Contract: contract %q does not exist", w.Contract)
 	}
 	if err := w.canDeliver(cat); err != nil {
+		return err
+	}
+	if err := w.validateLifeCycle(); err != nil {
 		return err
 	}
 	switch {

@@ -190,6 +190,9 @@ func crashProperty[S any](t *testing.T, tests, short int, name string, genSpec g
 	properties := gopter.NewProperties(propertyParameters(t, tests, short))
 	properties.Property(name, prop.ForAll(func(c crashed[S]) string {
 		w, cfg := world(c.Spec)
+		for i := range cfg.Workloads {
+			cfg.Workloads[i].Reuse = nil // a pool is not modelled through crashes (validateReuseCrashes)
+		}
 		return checkWorldConfig(w, c.Crash.apply(cfg, w.Seed))
 	}, gen.Struct(reflect.TypeFor[crashed[S]](), map[string]gopter.Gen{"Spec": genSpec, "Crash": genCrashSpec()})))
 	properties.TestingRun(t)

@@ -93,6 +93,8 @@ type worldSpec struct {
 	Routing    int
 	Forwarders int
 	Shared     bool
+	// Life is the workloads' life cycles and pools of reused dialogs (lifecycle_property_test.go).
+	Life lifeSpec
 	// Programs is the reader program of the world's queues (program_property_test.go),
 	// which the dialog, lock and activation properties apply (the crash and route
 	// properties do not).
@@ -204,6 +206,11 @@ func (s worldSpec) config() Config {
 			EndWithError: s.EndWithError, Lifetime: time.Duration(max(s.LifetimeMs, 0)) * time.Millisecond,
 		})
 	}
+	if s.Programs.Kind == 0 {
+		// A program's handlers take the place of the default reader's life cycle: a world
+		// draws one or the other.
+		s.Life.apply(&cfg)
+	}
 	for k := range s.QueueFlips {
 		q := fmt.Sprintf("QI%d", r.IntN(s.Instances))
 		off := time.Duration(r.IntN(1000+k*5000)) * time.Millisecond
@@ -297,6 +304,7 @@ func genWorldSpec() gopter.Gen {
 		"Routing":       gen.IntRange(0, 2),
 		"Forwarders":    gen.IntRange(1, 3),
 		"Shared":        gen.Bool(),
+		"Life":          genLifeSpec(),
 		"Programs":      genProgramSpec(),
 	})
 }
@@ -322,14 +330,7 @@ func checkWorldConfig(s worldSpec, cfg Config) string {
 	if res.StatementErrors != 0 {
 		problems = append(problems, fmt.Sprintf("%d statements failed, first %s", res.StatementErrors, res.FirstStatementError))
 	}
-	for i, w := range res.Workloads {
-		if want := int64(cfg.Workloads[i].Dialogs); w.DialogsBegun != want || w.DialogsEnded != want {
-			problems = append(problems, fmt.Sprintf("workload %s: %d dialogs begun, %d ended, want %d", w.Name, w.DialogsBegun, w.DialogsEnded, want))
-		}
-		if cfg.Workloads[i].Replies && s.LifetimeMs <= 0 && w.RepliesReceived != w.MessagesSent {
-			problems = append(problems, fmt.Sprintf("workload %s: %d replies for %d requests", w.Name, w.RepliesReceived, w.MessagesSent))
-		}
-	}
+	problems = append(problems, lifeCycleProblems(cfg, res, s.LifetimeMs > 0, s.Programs.Kind != 0)...)
 	problems = append(problems, checkPrograms(s.Programs, s, res)...)
 	// The figures of figures.go (figures_property_test.go).
 	problems = append(problems, flowProblems(res, cfg, s)...)
@@ -352,6 +353,7 @@ func checkWorldConfig(s worldSpec, cfg Config) string {
 	// What a finding may leave, per re-created dialog: its new target waiting in SI or CO, and
 	// its initiator in DO with the rows the target never acknowledges.
 	targets, initiators, rows := res.FindingCount, res.FindingCount, res.FindingCount*(s.Messages+1)
+	open, disconnected := leakable(cfg) // what the life cycles and pools leave (lifecycles.md)
 	for _, in := range res.Instances {
 		if in.TransmissionQueueRows > rows {
 			problems = append(problems, fmt.Sprintf("instance %s: %d rows left in the transmission queue", in.Name, in.TransmissionQueueRows))
@@ -364,6 +366,14 @@ func checkWorldConfig(s worldSpec, cfg Config) string {
 			}
 			if sc.State == model.DisconnectedOutbound && sc.Count <= initiators {
 				initiators -= sc.Count
+				continue
+			}
+			if (sc.State == model.StartedOutbound || sc.State == model.StartedInbound || sc.State == model.Conversing) && sc.Count <= open {
+				open -= sc.Count
+				continue
+			}
+			if sc.State == model.DisconnectedInbound && sc.Count <= disconnected {
+				disconnected -= sc.Count
 				continue
 			}
 			problems = append(problems, fmt.Sprintf("instance %s: endpoints left at the end: %v", in.Name, in.EndpointStates))

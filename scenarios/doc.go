@@ -9,7 +9,9 @@
 //
 //   - workloads (Workload): initiating applications that begin dialogs at fixed or Poisson
 //     arrivals, send messages of a size distribution, one-way or request/reply, in
-//     conversation groups, with lifetimes;
+//     conversation groups, with lifetimes; their dialogs end as a life cycle says (End:
+//     the initiator, the target, fire and forget, never, WITH CLEANUP), or their units of
+//     work go to a pool of reused dialogs shared by senders (Reuse), docs/lifecycles.md;
 //   - reader programs (Reader): sessions looping on RECEIVE, or GET CONVERSATION GROUP then
 //     RECEIVE, in transactions that commit or roll back, and that may touch another
 //     conversation's group so that lock waits and deadlocks happen; their programs

@@ -53,7 +53,9 @@ func (s lockSpec) config() Config {
 		}
 	}
 	for i := range cfg.Workloads {
-		cfg.Workloads[i].GroupSize = s.GroupSize
+		if cfg.Workloads[i].Reuse == nil { // a pooled dialog has a group of its own
+			cfg.Workloads[i].GroupSize = s.GroupSize
+		}
 	}
 	return cfg
 }

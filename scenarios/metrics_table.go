@@ -102,6 +102,7 @@ func buildMetrics() []Metric {
 			value: workloadValue(w.get)})
 	}
 	ms = append(ms, flowMetrics()...)
+	ms = append(ms, lifeCycleMetrics()...)
 	ms = append(ms, queueMetrics()...)
 	ms = append(ms, costMetrics()...)
 	return append(ms, runMetrics()...)

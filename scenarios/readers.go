@@ -486,11 +486,14 @@ type appAct struct {
 type actKind uint8
 
 const (
-	actReceived actKind = iota + 1 // a user message, for the latency figures at commit
-	actReply                       // a reply counted
-	actEnded                       // the initiator's side ended
-	actNotified                    // an external activator got QUEUE_ACTIVATION
-	actProgram                     // a program changed its state per group or conversation
+	actReceived           actKind = iota + 1 // a user message, for the latency figures at commit
+	actReply                                 // a reply counted
+	actEnded                                 // the initiator's side ended
+	actNotified                              // an external activator got QUEUE_ACTIVATION
+	actProgram                               // a program changed its state per group or conversation
+	actCounted                               // a message the target received, for its life cycle
+	actCountedEndOfStream                    // the end-of-stream message of a pooled dialog
+	actTargetEnded                           // the target's side ended by its life cycle
 )
 
 func (s *session) commitActs() {
@@ -523,6 +526,8 @@ func (s *session) undoActs() {
 			a.d.wl.ended--
 		case actProgram:
 			a.undo()
+		default:
+			undoLifeCycle(a)
 		}
 	}
 	clear(s.acts)
@@ -563,6 +568,9 @@ func (s *session) act(m model.ReceivedMessage) {
 		return
 	case model.EndDialogMessageType, model.ErrorMessageType:
 		d := w.dialogs[m.ConversationID]
+		if d != nil && m.ConversationHandle != d.initiator && m.MessageType == model.EndDialogMessageType && !d.wl.targetEndsOnEndDialog() {
+			return // the life cycle's target program does not end on the EndDialog: it leaks
+		}
 		if d != nil && m.ConversationHandle == d.initiator {
 			if d.ended {
 				return
@@ -583,7 +591,7 @@ func (s *session) act(m model.ReceivedMessage) {
 		return
 	}
 	if m.ConversationHandle != d.initiator {
-		if d.wl.cfg.Replies {
+		if d.wl.cfg.Replies && !d.isEndOfStream() {
 			size := int64(d.wl.cfg.ReplySize.distribution().Sample(d.wl.sizes))
 			s.charge(costSend, 1)
 			if err := s.t.Send(now, m.ConversationHandle, d.wl.replyType, size); errors.Is(err, model.ErrConversationNotSending) || errors.Is(err, model.ErrHandleNotFound) {
@@ -594,21 +602,18 @@ func (s *session) act(m model.ReceivedMessage) {
 				w.statementFailed(err)
 			}
 		}
+		s.targetReceived(d, m)
 		return
 	}
 	d.replies++
 	d.wl.replies++
 	s.acts = append(s.acts, appAct{kind: actReply, d: d})
-	if d.replies >= d.wl.cfg.Messages && d.sent >= d.wl.cfg.Messages && !d.ended && !d.wl.keepOpen {
+	if d.wl.initiatorEndsAfterReplies(d) && !d.ended && !d.wl.keepOpen {
 		d.ended = true
 		d.wl.ended++
 		s.acts = append(s.acts, appAct{kind: actEnded, d: d})
-		opts := model.EndOptions{}
-		if d.wl.cfg.EndWithError {
-			opts = model.EndOptions{WithError: true, ErrorCode: 50000}
-		}
 		s.charge(costEnd, 1)
-		if err := s.t.EndConversation(now, d.initiator, opts); err != nil && !errors.Is(err, model.ErrHandleNotFound) {
+		if err := s.t.EndConversation(now, d.initiator, d.wl.endOptions()); err != nil && !errors.Is(err, model.ErrHandleNotFound) {
 			w.statementFailed(err)
 		}
 	}

@@ -124,7 +124,10 @@ type LinkResult struct {
 
 // WorkloadResult is what a workload did.
 type WorkloadResult struct {
-	Name            string
+	Name string
+	// End is the workload's life cycle, Reused says it sends on a pool of dialogs.
+	End             LifeCycle
+	Reused          bool
 	DialogsBegun    int64
 	DialogsEnded    int64
 	MessagesSent    int64
@@ -139,6 +142,15 @@ type WorkloadResult struct {
 	RoundTripsUntracked int64
 	// RoundTripCDF is the round trip's distribution, from its histogram's buckets.
 	RoundTripCDF []CDFPoint
+	// MessagesReceived counts the messages their targets received (committed), end-of-stream
+	// messages aside; DialogsEndedByTarget the dialogs the target ended by the life cycle.
+	MessagesReceived     int64
+	DialogsEndedByTarget int64
+	// DialogsRecycled counts the pooled dialogs retired (Reuse); SenderLockWaits the units
+	// of work whose first SEND waited for the group's lock, SenderLockWait their waiting.
+	DialogsRecycled int64
+	SenderLockWaits int64
+	SenderLockWait  time.Duration
 }
 
 // ConversationResult counts what happened to one dialog, from the trace.
@@ -277,8 +289,10 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 			LinkResult{p.pair.BToA.Name(), p.pair.BToA.Counters()})
 	}
 	for _, wl := range w.workloads {
-		res.Workloads = append(res.Workloads, WorkloadResult{Name: wl.cfg.Name, DialogsBegun: wl.begun,
-			DialogsEnded: wl.ended, MessagesSent: wl.messagesSent, RepliesReceived: wl.replies, SendFailures: wl.sendFails})
+		res.Workloads = append(res.Workloads, WorkloadResult{Name: wl.cfg.Name, End: wl.cfg.End, Reused: wl.pool != nil, DialogsBegun: wl.begun,
+			DialogsEnded: wl.ended, MessagesSent: wl.messagesSent, RepliesReceived: wl.replies, SendFailures: wl.sendFails,
+			MessagesReceived: wl.received, DialogsEndedByTarget: wl.targetEnded, DialogsRecycled: wl.recycled,
+			SenderLockWaits: wl.lockWaits, SenderLockWait: wl.lockWait})
 	}
 	w.flowResults(res)
 	res.Snapshots, res.SnapshotRows = w.snapshotResults(), w.cfg.Snapshots.rows()

@@ -60,6 +60,10 @@ func TestLibraryExpectationsFailWhenTheBehaviourChanges(t *testing.T) {
 		{"mirror-failover", [][2]string{{", mirror_address: WarehouseMirror}", "}"}}},
 		// Without the crash (G-13) nothing waits for a restart.
 		{"target-crash", [][2]string{{"  - {at: 5s, crash: Warehouse, restart_after: 30s}\n", ""}}},
+		// A target that ends: nothing leaks in DISCONNECTED_INBOUND (DLG-4, lifecycles.md).
+		{"endpoint-leak", [][2]string{{"size: 500, end: fire-and-forget}", "size: 500, end: target}"}}},
+		// A dialog per sender: no sender waits for another's lock (LOCK-9), and twice the dialogs.
+		{"reused-dialogs", [][2]string{{"dialogs: 4, senders: 8", "dialogs: 8, senders: 8"}}},
 	} {
 		t.Run(c.scenario, func(t *testing.T) {
 			data, err := file.LibraryText(c.scenario)

@@ -40,6 +40,8 @@ func (d *decoder) workloads(top *mapping) []scenarios.Workload {
 		m.duration("lifetime", &w.Lifetime)
 		m.onOff("end_with_error", &w.EndWithError)
 		m.intField("group_size", &w.GroupSize, 0, math.MaxInt32)
+		m.lifeCycle(&w.End)
+		w.Reuse = d.reuse(m, path)
 		m.done()
 		out = append(out, w)
 	})

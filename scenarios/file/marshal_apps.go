@@ -94,6 +94,7 @@ func (e *encoder) applications(m node, cfg *scenarios.Config) {
 		wm.duration("lifetime", w.Lifetime)
 		wm.flag("end_with_error", w.EndWithError)
 		wm.integer("group_size", int64(w.GroupSize))
+		e.lifeCycle(wm, w, path)
 		workloads.add(wm.Node)
 	}
 	m.setList("workloads", workloads)

@@ -265,6 +265,13 @@ type Workload struct {
 	Latency             Latency `json:"latency"`
 	RoundTrip           Latency `json:"round_trip"`
 	RoundTripsUntracked int64   `json:"round_trips_untracked,omitempty"`
+	// The life cycle and reuse figures, for a workload that has them (docs/lifecycles.md).
+	LifeCycle            string   `json:"life_cycle,omitempty"`
+	MessagesReceived     *int64   `json:"messages_received_by_target,omitempty"`
+	DialogsEndedByTarget int64    `json:"dialogs_ended_by_target,omitempty"`
+	DialogsRecycled      int64    `json:"dialogs_recycled,omitempty"`
+	SenderLockWaits      int64    `json:"sender_lock_waits,omitempty"`
+	SenderLockWaitS      *float64 `json:"sender_lock_wait_s,omitempty"`
 }
 
 // Conversation is one dialog's figures, counted from the trace (so only for a run with
@@ -387,9 +394,18 @@ func instanceCounters(c model.Counters) InstanceCounters {
 func workloads(in []scenarios.WorkloadResult) []Workload {
 	out := make([]Workload, 0, len(in))
 	for _, w := range in {
-		out = append(out, Workload{Workload: w.Name, DialogsBegun: w.DialogsBegun, DialogsEnded: w.DialogsEnded,
+		row := Workload{Workload: w.Name, DialogsBegun: w.DialogsBegun, DialogsEnded: w.DialogsEnded,
 			MessagesSent: w.MessagesSent, RepliesReceived: w.RepliesReceived, SendFailures: w.SendFailures,
-			Latency: latency(w.Latency), RoundTrip: latency(w.RoundTrip), RoundTripsUntracked: w.RoundTripsUntracked})
+			Latency: latency(w.Latency), RoundTrip: latency(w.RoundTrip), RoundTripsUntracked: w.RoundTripsUntracked,
+			DialogsEndedByTarget: w.DialogsEndedByTarget, DialogsRecycled: w.DialogsRecycled, SenderLockWaits: w.SenderLockWaits}
+		if w.End != scenarios.EndInitiator || w.Reused {
+			row.LifeCycle, row.MessagesReceived = w.End.String(), &w.MessagesReceived
+			if w.Reused {
+				row.LifeCycle = "reuse"
+				row.SenderLockWaitS = optionalSeconds(w.SenderLockWait)
+			}
+		}
+		out = append(out, row)
 	}
 	return out
 }
