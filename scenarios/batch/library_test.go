@@ -64,6 +64,18 @@ func TestLibraryExpectationsFailWhenTheBehaviourChanges(t *testing.T) {
 		{"endpoint-leak", [][2]string{{"size: 500, end: fire-and-forget}", "size: 500, end: target}"}}},
 		// A dialog per sender: no sender waits for another's lock (LOCK-9), and twice the dialogs.
 		{"reused-dialogs", [][2]string{{"dialogs: 4, senders: 8", "dialogs: 8, senders: 8"}}},
+		// The slowest of the saga's services ten times slower: the answers wait for it.
+		{"order-saga", [][2]string{{"processing_time: {exponential: 150ms}", "processing_time: {exponential: 1500ms}"}}},
+		// A WAN twice as far: four crossings of 60 ms.
+		{"service-chain", [][2]string{{"latency: 30ms", "latency: 60ms"}}},
+		// Eight CPUs on Many: its readers are no longer bound by two.
+		{"how-many-readers", [][2]string{{"  - name: Many\n    cpus: 2\n", "  - name: Many\n    cpus: 8\n"}}},
+		// A commit per message on the batched queue too.
+		{"receive-batching", [][2]string{{"{queue: BatchedQueue, top: 1, commit_every: 100}", "{queue: BatchedQueue, top: 1}"}}},
+		// A job that takes no time: no drift, 177 Ticks.
+		{"timer-scheduler", [][2]string{{"        processing_time: 300ms\n", ""}}},
+		// A commit per message: the commits' CPU time grows a hundredfold.
+		{"batched-receive", [][2]string{{"    commit_every: 100\n", "    commit_every: 1\n"}}},
 	} {
 		t.Run(c.scenario, func(t *testing.T) {
 			data, err := file.LibraryText(c.scenario)
