@@ -55,11 +55,13 @@ func writePlots(f *Folder, d plotData) ([]string, error) {
 	var todo []named
 	all := d.rows
 	rows := activePeriod(all)
-	if lines := latencyLines(d.cdf); len(lines) > 0 {
-		todo = append(todo, named{LatencyCDFPlot, func() (*plot.Plot, error) { return plots.LatencyCDF(lines) }})
-	}
+	// A world of requests and replies answers first with its round trips: the plot the
+	// command names first is the first written.
 	if lines := roundTripLines(d.roundTrips); len(lines) > 0 {
 		todo = append(todo, named{RoundTripCDFPlot, func() (*plot.Plot, error) { return plots.RoundTripCDF(lines) }})
+	}
+	if lines := latencyLines(d.cdf); len(lines) > 0 {
+		todo = append(todo, named{LatencyCDFPlot, func() (*plot.Plot, error) { return plots.LatencyCDF(lines) }})
 	}
 	if lines := throughputLines(rows); len(lines) > 0 {
 		todo = append(todo, named{ThroughputPlot, func() (*plot.Plot, error) { return plots.ThroughputByLevel(lines) }})
