@@ -28,10 +28,13 @@ type programContext struct {
 	out         []ProgramProblem
 }
 
-// begun is the dialog the last begin_dialog or route before a statement began.
+// begun is the dialog the last begin_dialog or route before a statement began; ended
+// is set once an end statement ended it, receivedEnded once one ended the received
+// conversation.
 type begun struct {
-	ok       bool
-	contract model.ContractID
+	ok, ended     bool
+	contract      model.ContractID
+	receivedEnded bool
 }
 
 // CheckProgram returns the statements of a program, run on the given queues, that can
@@ -84,7 +87,14 @@ func (pc *programContext) list(handler int, path []int, mt model.MessageTypeID, 
 		switch st.Kind {
 		case StatementBeginDialog, StatementRoute:
 			if c, ok := pc.cat.Contract(orDefault(st.Contract, model.ContractDefault)); ok {
-				b = begun{ok: true, contract: c}
+				b.ok, b.ended, b.contract = true, false, c
+			}
+		case StatementEnd:
+			if !st.IfSilent && st.Target == TargetReceived {
+				b.receivedEnded = true
+			}
+			if !st.IfSilent && st.Target == TargetBegun {
+				b.ended = true
 			}
 		case StatementGather:
 			pc.list(handler, p, mt, st.Then, true, b)
@@ -110,6 +120,9 @@ func (pc *programContext) statement(mt model.MessageTypeID, st Statement, inThen
 	}
 	switch st.Target {
 	case TargetReceived:
+		if b.receivedEnded {
+			return fmt.Errorf("an end before it in the list has ended the received conversation: a %v on it would fail (DLG-11)", st.Kind)
+		}
 		if inThen {
 			return fmt.Errorf("the gather ends the sub-dialog the reply came on before then runs: a %v on the received conversation would fail (write conversation: origin)", st.Kind)
 		}
@@ -121,13 +134,16 @@ func (pc *programContext) statement(mt model.MessageTypeID, st Statement, inThen
 			return fmt.Errorf("conversation: origin is the conversation a fan_out started from, and the program has no fan_out: it would fail")
 		}
 		if st.Kind == StatementSend && hasType && !slices.ContainsFunc(pc.fanOutTypes, func(f model.MessageTypeID) bool {
-			return receiverMaySend(cat, f, sent)
+			return isSystemType(f) || receiverMaySend(cat, f, sent)
 		}) {
 			return fmt.Errorf("no side that receives the message a fan_out starts from may send %q on it (DLG-16): it would fail", cat.MessageTypes[sent])
 		}
 	case TargetBegun:
 		if !b.ok {
 			return fmt.Errorf("conversation: begun is the dialog of a begin_dialog or route before it in its list, and there is none: it would fail")
+		}
+		if b.ended {
+			return fmt.Errorf("an end before it in the list has ended the begun dialog: a %v on it would fail (DLG-11)", st.Kind)
 		}
 		if st.Kind == StatementSend && hasType && !cat.Allows(b.contract, sent, true) {
 			return fmt.Errorf("contract %q of the begun dialog does not let the initiator send %q (DLG-16): it would fail",
@@ -250,4 +266,22 @@ func (c *Config) ProcedureQueues(cat *model.Catalog, name string) []model.QueueI
 		}
 	}
 	return out
+}
+
+// statementFailures is the statement_failures metric: the failed statements of the
+// programs of the run, or of the queue's; no value where no program runs, so that a
+// world without programs reports what it did before.
+func statementFailures(res *Result, s Subject) (float64, string) {
+	var n int64
+	programs := 0
+	for _, r := range res.Readers {
+		if r.Program && (s.Queue == "" || queueNameMatches(s.Queue, r.Queue)) {
+			n += r.StatementFailures
+			programs++
+		}
+	}
+	if programs == 0 {
+		return 0, "no reader program runs there"
+	}
+	return float64(n), ""
 }
