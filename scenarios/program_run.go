@@ -103,6 +103,9 @@ type op struct {
 	end     model.EndOptions
 	silent  bool // end only if nothing arrived since the timer was armed
 	timeout time.Duration
+	// first marks the first op of a handler's list: no dialog is begun before it, so that
+	// conversation: begun never names the dialog an earlier message's list began.
+	first bool
 }
 
 // programCounts are the statements of a transaction, counted in ReaderResult if it commits.
@@ -145,7 +148,14 @@ func (s *session) programAct(m model.ReceivedMessage) bool {
 	if user {
 		s.acts = append(s.acts, appAct{kind: actReceived, msg: m, at: s.receivedAt})
 	}
+	at, before := len(s.ops), len(s.ops)
+	if s.opsRunning {
+		at = s.pc + 1
+	}
 	s.queueStatements(m, stmts, 0)
+	if len(s.ops) > before {
+		s.ops[at].first = true
+	}
 	return true
 }
 
@@ -310,6 +320,9 @@ func (s *session) exec(o *op) (model.ConversationHandle, error) {
 	w := s.r.w
 	now := w.now()
 	p := s.r.prog
+	if o.first {
+		s.begunDialog = 0
+	}
 	if o.target == TargetBegun {
 		o.h = s.begunDialog
 	}
