@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -150,4 +151,36 @@ func TestDLG16_StatementFailuresHasNoValueWithoutPrograms(t *testing.T) {
 	require.NoError(t, err)
 	m, _ := LookupMetric("statement_failures")
 	assert.Empty(t, m.Measures(res))
+}
+
+// Two programs that route each request to the other's service loop for ever, each hop a
+// new dialog that no one ends: no check refuses them (neither sends to its own queue), so
+// the memory budget stops the run, and its estimate follows the heap, the checkers'
+// history of the programs' dialogs counted.
+func TestMemoryBudgetStopsTwoProgramsThatRouteToEachOther(t *testing.T) {
+	if testing.Short() {
+		t.Skip("grows a world to its memory budget")
+	}
+	cfg := programWorld(Workload{Name: "w", Dialogs: 4, Messages: 1})
+	cfg.Links[0].PairConfig = lossy(0, 0)
+	route := func(to string) []Handler {
+		return []Handler{{MessageType: "Request", Do: []Statement{{Kind: StatementRoute, ToServices: []string{to}, Contract: "RequestReply"}}}}
+	}
+	cfg.Readers = []Reader{{Queue: "FrontQueue", On: route("W1")}, {Queue: "W1Queue", On: route("Front")}}
+	cfg.MaxMemory = 64 << 20
+	cat, err := model.Compile(cfg.Instances)
+	require.NoError(t, err)
+	require.NoError(t, cfg.Validate(cat), "each program alone can succeed")
+
+	before := liveHeap()
+	w, err := build(&cfg, cat, 1)
+	require.NoError(t, err)
+	reason := w.run()
+	uses, estimate := w.memoryEstimate()
+	grown := liveHeap() - before
+	runtime.KeepAlive(w)
+
+	require.Equal(t, sim.MemoryLimit, reason, "stopped at %v", w.now())
+	t.Logf("live heap grown %s, estimate %s: %v", FormatBytes(grown), FormatBytes(estimate), uses)
+	assert.InDelta(t, 1, float64(estimate)/float64(grown), 0.5, "estimate over the heap grown")
 }
