@@ -42,6 +42,7 @@ func (d *decoder) workloads(top *mapping) []scenarios.Workload {
 		m.intField("group_size", &w.GroupSize, 0, math.MaxInt32)
 		m.lifeCycle(&w.End)
 		w.Reuse = d.reuse(m, path)
+		d.checkLifeCycle(w, path)
 		m.done()
 		out = append(out, w)
 	})
