@@ -150,6 +150,10 @@ func (w *world) memoryEstimate() ([]MemoryUse, int64) {
 	}
 	if w.checker != nil {
 		uses = append(uses, MemoryUse{"messages the checkers remember", sent, sent * checkedMessageBytes})
+		// The dialogs no workload began (a reader program's, an event notification's) are
+		// not among the applications' conversations, but the checkers keep their history.
+		others := max(int64(w.checker.Conversations())-conversations, 0)
+		uses = append(uses, MemoryUse{"other conversations the checkers remember", others, others * checkedConvBytes})
 	}
 	slices.SortStableFunc(uses, func(a, b MemoryUse) int { return cmp.Compare(b.Bytes, a.Bytes) })
 	var total int64

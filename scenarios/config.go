@@ -265,7 +265,7 @@ func (c *Config) Validate(cat *model.Catalog) error {
 		if err := r.ProcessingTime.Validate(); err != nil {
 			return fmt.Errorf("reader %d (%s): ProcessingTime: %w", i, r.Queue, err)
 		}
-		if err := validateHandlers(cat, r.On); err != nil {
+		if err := validateHandlers(cat, []model.QueueID{q}, r.On); err != nil {
 			return fmt.Errorf("reader %d (%s): %w", i, r.Queue, err)
 		}
 		switch {
@@ -578,7 +578,7 @@ func (c *Config) validateActivation(cat *model.Catalog) error {
 		if err := p.ProcessingTime.Validate(); err != nil {
 			return fmt.Errorf("%s: ProcessingTime: %w", where, err)
 		}
-		if err := validateHandlers(cat, p.On); err != nil {
+		if err := validateHandlers(cat, c.ProcedureQueues(cat, p.Name), p.On); err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}
 		names[p.Name] = true

@@ -165,6 +165,9 @@ func queueMetrics() []Metric {
 				}
 				return float64(n), ""
 			}},
+		Metric{Name: "statement_failures", Takes: QueueKey,
+			Doc:   "statements of the reader programs that failed when they ran, the dialog's end or failure included (docs/programs.md); with a queue, its programs'",
+			value: statementFailures},
 		Metric{Name: "rollbacks", Takes: QueueKey,
 			Doc: "transactions the readers rolled back on purpose (rollback_rate); with a queue, that one's readers'",
 			value: func(res *Result, s Subject) (float64, string) {

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"time"
 
 	"github.com/sbsim/sbsim/model"
@@ -169,10 +170,11 @@ func handlerType(cat *model.Catalog, name string) (model.MessageTypeID, bool) {
 	return cat.MessageType(name)
 }
 
-// validateHandlers checks a program's handlers against the catalog: the message types,
-// services and contracts exist, and each new dialog's contract lets its initiator send
-// what the statement sends (DLG-16).
-func validateHandlers(cat *model.Catalog, on []Handler) error {
+// validateHandlers checks a program's handlers, run on queues, against the catalog: the
+// message types, services and contracts exist, each new dialog's contract lets its
+// initiator send what the statement sends (DLG-16), and no statement can only fail
+// (CheckProgram).
+func validateHandlers(cat *model.Catalog, queues []model.QueueID, on []Handler) error {
 	seen := map[model.MessageTypeID]bool{}
 	for i, h := range on {
 		where := fmt.Sprintf("On %d (%s)", i, h.MessageType)
@@ -195,7 +197,23 @@ func validateHandlers(cat *model.Catalog, on []Handler) error {
 			return fmt.Errorf("%s: %w", where, err)
 		}
 	}
+	if ps := CheckProgram(cat, queues, on); len(ps) > 0 {
+		p := ps[0]
+		return fmt.Errorf("On %d (%s): statement %s: %w", p.Handler, on[p.Handler].MessageType, statementPath(p.Path), p.Err)
+	}
 	return nil
+}
+
+// statementPath writes a problem's path: 2, or 1 then 0 for a gather's then.
+func statementPath(path []int) string {
+	s := ""
+	for i, j := range path {
+		if i > 0 {
+			s += " then "
+		}
+		s += strconv.Itoa(j)
+	}
+	return s
 }
 
 // ValidateStatements checks statements against the catalog (a Hook's too, before it runs

@@ -103,6 +103,9 @@ type op struct {
 	end     model.EndOptions
 	silent  bool // end only if nothing arrived since the timer was armed
 	timeout time.Duration
+	// first marks the first op of a handler's list: no dialog is begun before it, so that
+	// conversation: begun never names the dialog an earlier message's list began.
+	first bool
 }
 
 // programCounts are the statements of a transaction, counted in ReaderResult if it commits.
@@ -145,7 +148,14 @@ func (s *session) programAct(m model.ReceivedMessage) bool {
 	if user {
 		s.acts = append(s.acts, appAct{kind: actReceived, msg: m, at: s.receivedAt})
 	}
+	at, before := len(s.ops), len(s.ops)
+	if s.opsRunning {
+		at = s.pc + 1
+	}
 	s.queueStatements(m, stmts, 0)
+	if len(s.ops) > before {
+		s.ops[at].first = true
+	}
 	return true
 }
 
@@ -310,6 +320,9 @@ func (s *session) exec(o *op) (model.ConversationHandle, error) {
 	w := s.r.w
 	now := w.now()
 	p := s.r.prog
+	if o.first {
+		s.begunDialog = 0
+	}
 	if o.target == TargetBegun {
 		o.h = s.begunDialog
 	}
@@ -358,8 +371,8 @@ func (s *session) opDone(o *op, h model.ConversationHandle, err error) bool {
 		return true
 	case err != nil:
 		s.r.stats.StatementFailures++
-		if !expectedFailure(err) {
-			s.r.w.statementFailed(err)
+		if !worldFailure(o, err) {
+			s.r.w.statementFailed(fmt.Errorf("queue %s: %v: %w", s.r.prog.queue, o.kind, err))
 		}
 		return false
 	}
@@ -384,11 +397,16 @@ func (s *session) opDone(o *op, h model.ConversationHandle, err error) bool {
 	return false
 }
 
-// expectedFailure reports whether a statement failed because of the world (the dialog
-// failed or ended, the contract refuses the type on this side) rather than a misuse.
-func expectedFailure(err error) bool {
-	return errors.Is(err, model.ErrHandleNotFound) || errors.Is(err, model.ErrConversationNotSending) ||
-		errors.Is(err, model.ErrMessageTypeNotAllowed)
+// worldFailure reports whether a statement failed because of the world: the dialog had
+// ended or failed (DLG-11, DLG-12), or the conversation a fan-out relates to had ended. A
+// statement that found no conversation at all (no saga's origin, no dialog begun) or
+// whose type the contract refuses on that side is the program's mistake: a statement
+// error of the run, as a workload's are.
+func worldFailure(o *op, err error) bool {
+	if errors.Is(err, model.ErrConversationNotSending) {
+		return true
+	}
+	return errors.Is(err, model.ErrHandleNotFound) && (o.h != 0 || o.kind == StatementBeginDialog)
 }
 
 // gather counts a reply against its group's fan-out, ends the sub-dialog it came on, and
@@ -396,7 +414,8 @@ func expectedFailure(err error) bool {
 func (s *session) gather(o *op) {
 	g := s.r.prog.groups[o.m.ConversationGroupID]
 	if g == nil || g.Outstanding == 0 {
-		s.r.stats.StatementFailures++ // a reply no fan-out waits for
+		s.r.stats.StatementFailures++
+		s.r.w.statementFailed(fmt.Errorf("queue %s: gather: a reply no fan_out waits for", s.r.prog.queue))
 		return
 	}
 	s.addOutstanding(o.m, -1)

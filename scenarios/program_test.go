@@ -73,8 +73,8 @@ func reply() Statement {
 }
 
 // DLG-16: a program's SEND on the received conversation is a reply from the target side,
-// which the contract allows; a type the contract keeps for the initiator fails, is counted,
-// and does not stop the run.
+// which the contract allows; a type the contract keeps for the initiator could only fail,
+// and the program is refused before it runs.
 func TestDLG16_ProgramRepliesOnTheReceivedConversation(t *testing.T) {
 	cfg := programWorld(Workload{Name: "rr", Dialogs: 20, Messages: 3, Replies: true})
 	cfg.Readers = []Reader{{Queue: "FrontQueue", ProcessingTime: sim.Fixed(time.Millisecond),
@@ -91,10 +91,9 @@ func TestDLG16_ProgramRepliesOnTheReceivedConversation(t *testing.T) {
 
 	cfg.Readers[0].On[0].Do = []Statement{{Kind: StatementSend, MessageType: "Request"}} // the initiator's type
 	cfg.Workloads[0].Replies = false
-	res = runProgram(t, cfg, 1)
-	front = readerOf(t, res, "FrontQueue")
-	assert.Equal(t, int64(60), front.StatementFailures, "SEND of an initiator's type from the target fails")
-	assert.Zero(t, front.Sends)
+	_, err := Run(cfg, 1)
+	require.Error(t, err, "SEND of an initiator's type from the target can only fail")
+	assert.Contains(t, err.Error(), `no contract lets the target send "Request" (DLG-16)`)
 }
 
 // DLG-1, DLG-3: a chain across two instances: Front (B) receives a request, begins a dialog

@@ -399,12 +399,15 @@ type ReaderResult struct {
 	// not stop the run; StatementWaits the statements that waited for a group's lock.
 	Sends, BeginDialogs, Ends, Timers, Gathered int64
 	StatementFailures, StatementWaits           int64
+	// Program is set when the reader runs a program (handlers or a hook).
+	Program bool
 }
 
 func (w *world) readerResults() []ReaderResult {
 	rows := make([]ReaderResult, len(w.programs))
 	for i, r := range w.programs {
 		rows[i] = r.stats
+		rows[i].Program = r.prog != nil
 	}
 	return rows
 }

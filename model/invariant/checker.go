@@ -236,6 +236,10 @@ func New() *Checker {
 // Violation returns the first violation seen, or nil.
 func (c *Checker) Violation() *Violation { return c.violation }
 
+// Conversations returns how many conversations the checker keeps a history of: every one
+// it has seen a record of, for the whole run (a memory budget counts them).
+func (c *Checker) Conversations() int { return len(c.conversations) }
+
 func (c *Checker) flow(conv model.ConversationID, fromInitiator bool) *flow {
 	d := direction{conv, fromInitiator}
 	f := c.directions[d]

@@ -42,6 +42,7 @@ func (d *decoder) workloads(top *mapping) []scenarios.Workload {
 		m.intField("group_size", &w.GroupSize, 0, math.MaxInt32)
 		m.lifeCycle(&w.End)
 		w.Reuse = d.reuse(m, path)
+		d.checkLifeCycle(w, path)
 		m.done()
 		out = append(out, w)
 	})
@@ -233,10 +234,14 @@ func (d *decoder) checkReferences(f *Scenario, cat *model.Catalog) {
 		readerOf[q] = i
 	}
 	for i, r := range cfg.Readers {
-		d.checkHandlers(cat, index("readers", i), r.On)
+		var queues []model.QueueID
+		if q, err := scenarios.FindQueue(cat, r.Queue); err == nil {
+			queues = append(queues, q)
+		}
+		d.checkHandlers(cat, index("readers", i), queues, r.On)
 	}
 	for i, p := range cfg.Procedures {
-		d.checkHandlers(cat, index("procedures", i), p.On)
+		d.checkHandlers(cat, index("procedures", i), cfg.ProcedureQueues(cat, p.Name), p.On)
 	}
 	var procs []string
 	for i, p := range cfg.Procedures {

@@ -73,3 +73,27 @@ func (e *encoder) lifeCycle(wm node, w scenarios.Workload, path string) {
 	e.setDistribution(rm, "hold_time", r.HoldTime, join(path, "reuse"))
 	wm.set("reuse", rm.Node)
 }
+
+// checkLifeCycle reports, in the file's keys, the life cycles that do not fit the rest of
+// the workload (Workload.Validate names the Go fields).
+func (d *decoder) checkLifeCycle(w scenarios.Workload, path string) {
+	end := join(path, "end")
+	switch {
+	case w.End == scenarios.EndTarget && w.Replies:
+		d.errorf(d.at(end), end, "end: target ends on the last message, without replies: with replies: on, write end: target-after-reply")
+	case w.End == scenarios.EndTargetAfterReply && !w.Replies:
+		d.errorf(d.at(end), end, "end: target-after-reply needs replies: on")
+	case w.EndWithError && (w.End == scenarios.EndNever || w.End == scenarios.EndCleanup):
+		d.errorf(d.at(join(path, "end_with_error")), join(path, "end_with_error"), "end_with_error: a dialog of end: %v is not ended with an error", w.End)
+	}
+	if w.Reuse == nil {
+		return
+	}
+	reuse := join(path, "reuse")
+	switch {
+	case w.End != scenarios.EndInitiator:
+		d.errorf(d.at(reuse), reuse, "reuse: a pool's dialogs end by their recycling (reuse.recycle): leave end out")
+	case w.GroupSize > 1:
+		d.errorf(d.at(reuse), reuse, "reuse: each pooled dialog has a group of its own: leave group_size out")
+	}
+}

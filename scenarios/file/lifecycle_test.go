@@ -19,7 +19,7 @@ func TestLoadReportsBadLifeCyclesAndPools(t *testing.T) {
 		{"unknown life cycle", w(", end: sometimes"),
 			`bad.yaml:8:85: workloads[0].end: want one of initiator, target, target-after-reply, fire-and-forget, never, cleanup, got "sometimes"`},
 		{"target with replies", w(", replies: on, end: target"),
-			`bad.yaml:8:98: workloads[0].end: workload 0 (w): End: target ends on the last message, without replies: with replies write target-after-reply`},
+			`bad.yaml:8:98: workloads[0].end: end: target ends on the last message, without replies: with replies: on, write end: target-after-reply`},
 		{"a pool of no dialog", w(", reuse: {senders: 2}"),
 			`bad.yaml:8:87: workloads[0].reuse.dialogs: a pool needs dialogs, how many long-lived dialogs it keeps`},
 		{"an unknown recycling", w(", reuse: {dialogs: 1, recycle: often}"),
@@ -27,7 +27,7 @@ func TestLoadReportsBadLifeCyclesAndPools(t *testing.T) {
 		{"an unknown key of a pool", w(", reuse: {dialogs: 1, recycle_every: 5}"),
 			`workloads[0].reuse.recycle_every: unknown key "recycle_every" in the reuse`},
 		{"a pool with a life cycle", w(", end: never, reuse: {dialogs: 1}"),
-			`workloads[0].reuse: workload 0 (w): Reuse: a pool's dialogs end by their recycling: End is not used`},
+			`workloads[0].reuse: reuse: a pool's dialogs end by their recycling (reuse.recycle): leave end out`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Load("bad.yaml", []byte(tc.file))

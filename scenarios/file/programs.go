@@ -154,8 +154,12 @@ func (m *mapping) names(key string, out *[]string) {
 		}
 		return
 	}
-	if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+	if v.Kind != yaml.SequenceNode {
 		d.errorf(v, path, "want a list of service names, got %s", describe(v))
+		return
+	}
+	if len(v.Content) == 0 {
+		d.errorf(v, path, "want at least one service name, got an empty list")
 		return
 	}
 	for i, n := range v.Content {
@@ -172,8 +176,15 @@ func (m *mapping) names(key string, out *[]string) {
 	}
 }
 
-// checkHandlers checks a program's names against the catalog, each at its place.
-func (d *decoder) checkHandlers(cat *model.Catalog, path string, on []scenarios.Handler) {
+// checkHandlers checks a program's names against the catalog, and then, if they exist,
+// that no statement can only fail (scenarios.CheckProgram), each at its place.
+func (d *decoder) checkHandlers(cat *model.Catalog, path string, queues []model.QueueID, on []scenarios.Handler) {
+	before := len(d.errs)
+	defer func() {
+		if len(d.errs) == before {
+			d.checkProgram(cat, path, queues, on)
+		}
+	}()
 	var seen []model.MessageTypeID
 	for i, h := range on {
 		hpath := index(join(path, "on"), i)
@@ -186,6 +197,20 @@ func (d *decoder) checkHandlers(cat *model.Catalog, path string, on []scenarios.
 		}
 		seen = append(seen, mt)
 		d.checkStatements(cat, join(hpath, "do"), h.Do)
+	}
+}
+
+// checkProgram places each problem scenarios.CheckProgram finds at its statement.
+func (d *decoder) checkProgram(cat *model.Catalog, path string, queues []model.QueueID, on []scenarios.Handler) {
+	for _, p := range scenarios.CheckProgram(cat, queues, on) {
+		spath := index(join(path, "on"), p.Handler)
+		stmts := on[p.Handler].Do
+		key := "do"
+		for _, j := range p.Path {
+			spath = join(index(join(spath, key), j), stmts[j].Kind.String())
+			stmts, key = stmts[j].Then, "then"
+		}
+		d.add(d.at(spath), spath, p.Err.Error(), p.Err)
 	}
 }
 
