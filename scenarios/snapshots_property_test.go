@@ -1,0 +1,73 @@
+package scenarios
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+	"github.com/leanovate/gopter/prop"
+
+	"github.com/sbsim/sbsim/model"
+)
+
+// checkSnapshotInstants runs the spec's activated world with its trace kept and Count
+// snapshots at most, and describes the first snapshot out of place, or returns "": at
+// most Count of them and the end's, in time order, the last at the end of the run, and
+// every one but the first and the end's taken at a sample that follows a step of the
+// world by less than the series' interval. The deletion of a closed target at the end of
+// its retention (TraceEndpointForgotten, G-16) is no step: a drained world does nothing
+// else for 30 minutes, and the snapshots show what it did before.
+func checkSnapshotInstants(s activationSpec, count int) string {
+	cfg := s.World.Programs.apply(s.World, s.config())
+	cfg.Trace, cfg.Snapshots = true, Snapshots{Count: count}
+	res, err := Run(cfg, s.World.Seed)
+	switch {
+	case err != nil:
+		return err.Error()
+	case len(res.Snapshots) == 0 || len(res.Snapshots) > count+1:
+		return fmt.Sprintf("%d snapshots, not 1 to %d", len(res.Snapshots), count+1)
+	case res.Snapshots[len(res.Snapshots)-1].At != res.EndTime:
+		return fmt.Sprintf("the last snapshot is at %v, the run ends at %v", res.Snapshots[len(res.Snapshots)-1].At, res.EndTime)
+	}
+	var steps []model.TraceRecord // the trace is in time order
+	for _, r := range res.Trace {
+		if r.Kind != model.TraceEndpointForgotten {
+			steps = append(steps, r)
+		}
+	}
+	for i, snap := range res.Snapshots {
+		if i > 0 && snap.At <= res.Snapshots[i-1].At {
+			return fmt.Sprintf("snapshot %d at %v, after one at %v", i, snap.At, res.Snapshots[i-1].At)
+		}
+		if i == 0 || i == len(res.Snapshots)-1 {
+			continue
+		}
+		// The last step at or before the snapshot must be less than an interval before it.
+		j, _ := slices.BinarySearchFunc(steps, snap.At, func(r model.TraceRecord, at time.Duration) int { return cmp.Compare(r.At, at+1) })
+		if j == 0 || snap.At-steps[j-1].At >= res.Series.Interval {
+			last := "none"
+			if j > 0 {
+				last = steps[j-1].At.String()
+			}
+			return fmt.Sprintf("snapshot %d at %v: the last step before it at %v, the interval %v (the run ends at %v, %d snapshots)",
+				i, snap.At, last, res.Series.Interval, res.EndTime, len(res.Snapshots))
+		}
+	}
+	return ""
+}
+
+// The snapshots of snapshots.json show the world while it does something: over random
+// activated worlds and fault mixes, each of them (the first and the end's aside) follows a
+// step of the world by less than a sample interval, so none lies in the idle tail of a
+// drained run in which only closed targets are deleted at the end of their retention
+// (G-16); there are at most snapshots.count of them and the end's, the last at the end.
+func TestG16_SnapshotsFollowTheWorldsSteps(t *testing.T) {
+	properties := gopter.NewProperties(propertyParameters(t, 40, 10))
+	properties.Property("every snapshot follows a step of the world", prop.ForAll(checkSnapshotInstants,
+		genActivationSpec(), gen.IntRange(1, 30)))
+	properties.TestingRun(t)
+}
