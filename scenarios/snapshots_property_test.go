@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"testing"
@@ -18,7 +17,7 @@ import (
 // snapshots at most, and describes the first snapshot out of place, or returns "": at
 // most Count of them and the end's, in time order, the last at the end of the run, and
 // every one but the first and the end's taken at a sample that follows a step of the
-// world by less than the series' interval. The deletion of a closed target at the end of
+// world (a trace record, or a change of the timeline) by less than the series' interval. The deletion of a closed target at the end of
 // its retention (TraceEndpointForgotten, G-16) is no step: a drained world does nothing
 // else for 30 minutes, and the snapshots show what it did before.
 func checkSnapshotInstants(s activationSpec, count int) string {
@@ -33,12 +32,16 @@ func checkSnapshotInstants(s activationSpec, count int) string {
 	case res.Snapshots[len(res.Snapshots)-1].At != res.EndTime:
 		return fmt.Sprintf("the last snapshot is at %v, the run ends at %v", res.Snapshots[len(res.Snapshots)-1].At, res.EndTime)
 	}
-	var steps []model.TraceRecord // the trace is in time order
+	var steps []time.Duration // the trace's, and the timeline's ALTER QUEUE, which the trace leaves out
 	for _, r := range res.Trace {
 		if r.Kind != model.TraceEndpointForgotten {
-			steps = append(steps, r)
+			steps = append(steps, r.At)
 		}
 	}
+	for _, ch := range cfg.Timeline {
+		steps = append(steps, ch.At)
+	}
+	slices.Sort(steps)
 	for i, snap := range res.Snapshots {
 		if i > 0 && snap.At <= res.Snapshots[i-1].At {
 			return fmt.Sprintf("snapshot %d at %v, after one at %v", i, snap.At, res.Snapshots[i-1].At)
@@ -47,11 +50,11 @@ func checkSnapshotInstants(s activationSpec, count int) string {
 			continue
 		}
 		// The last step at or before the snapshot must be less than an interval before it.
-		j, _ := slices.BinarySearchFunc(steps, snap.At, func(r model.TraceRecord, at time.Duration) int { return cmp.Compare(r.At, at+1) })
-		if j == 0 || snap.At-steps[j-1].At >= res.Series.Interval {
+		j, _ := slices.BinarySearch(steps, snap.At+1)
+		if j == 0 || snap.At-steps[j-1] >= res.Series.Interval {
 			last := "none"
 			if j > 0 {
-				last = steps[j-1].At.String()
+				last = steps[j-1].String()
 			}
 			return fmt.Sprintf("snapshot %d at %v: the last step before it at %v, the interval %v (the run ends at %v, %d snapshots)",
 				i, snap.At, last, res.Series.Interval, res.EndTime, len(res.Snapshots))
