@@ -14,16 +14,17 @@ import (
 // sys.dm_broker_activated_tasks, as a DBA polling them would see them, not only at the end.
 //
 // The instants are the series' samples at which the views changed since the sample
-// before (viewsChanged): a DBA polling an idle world learns nothing new, and a run that
-// drains goes on idle until its closed target endpoints are deleted, 30 minutes later by
-// default (G-16), sampled all along. Those deletions alone are no change: otherwise most
-// snapshots of such a run would show its idle tail, not its activity. The first sample is
-// one. Of those samples a run keeps at most Snapshots.Count, evenly spaced among them: one
-// every stride, and when the list is full every other snapshot is dropped and the stride
-// doubles; a last snapshot is taken when the run stops. Memory stays bounded however many
-// conversations the world holds: endpoints are kept as counts by state, and the rows of
-// each view are capped at Snapshots.Rows per instance and snapshot (the first by handle,
-// the oldest in the transmission queue), with the total beside them.
+// before (viewsChanged, on an outline of them: counts, and the instance's counters): a
+// DBA polling an idle world learns nothing new, and a run that drains goes on idle until
+// its closed target endpoints are deleted, 30 minutes later by default (G-16), sampled
+// all along. Those deletions alone are no change: otherwise most snapshots of such a run
+// would show its idle tail, not its activity. The first sample is one. Of those samples a
+// run keeps at most Snapshots.Count, evenly spaced among them: one every stride, and when
+// the list is full every other snapshot is dropped and the stride doubles; a last
+// snapshot is taken when the run stops. Memory stays bounded however many conversations
+// the world holds: endpoints are kept as counts by state, and the rows of each view are
+// capped at Snapshots.Rows per instance and snapshot (the first by handle, the oldest in
+// the transmission queue), with the total beside them.
 
 // DefaultSnapshots and DefaultSnapshotRows are Snapshots' defaults: how many snapshots a
 // run keeps at most (the last one, at the end of the run, aside), and how many rows of each
@@ -131,13 +132,16 @@ func (w *world) snapshotSample() {
 
 // viewsOutline is what tells whether an instance's views changed between two samples,
 // cheap enough to take at every one: its endpoints counted by state, its transmission
-// queue rows, its queue monitors and activated tasks whole. It holds no row of an
+// queue rows, its queue monitors and activated tasks whole, and its counters, which move
+// when a row changes without changing a count (a sequence number, a dialog timer armed
+// again, a transmission status), but for the endpoints deleted. It holds no row of an
 // endpoint or of the transmission queue, however many there are.
 type viewsOutline struct {
 	endpoints         model.EndpointStateCounts
 	transmissionQueue int
 	monitors          []model.QueueMonitor
 	tasks             []model.ActivatedTask
+	counters          model.Counters
 }
 
 // viewsOutlines outlines every instance's views now.
@@ -154,7 +158,8 @@ func (w *world) viewsOutlines() []viewsOutline {
 				o.transmissionQueue += b.TransmissionQueueRows(model.DatabaseID(d))
 			}
 		}
-		o.monitors, o.tasks = b.QueueMonitors(), b.ActivatedTasks()
+		o.monitors, o.tasks, o.counters = b.QueueMonitors(), b.ActivatedTasks(), b.Counters()
+		o.counters.EndpointsDeleted = 0 // closed targets deleted at the end of their retention (G-16)
 	}
 	return out
 }
@@ -170,7 +175,7 @@ func viewsChanged(before, now []viewsOutline) bool {
 			return true
 		}
 		b.endpoints[model.Closed] = n.endpoints[model.Closed]
-		if b.endpoints != n.endpoints || b.transmissionQueue != n.transmissionQueue ||
+		if b.endpoints != n.endpoints || b.transmissionQueue != n.transmissionQueue || b.counters != n.counters ||
 			!slices.Equal(b.monitors, n.monitors) || !slices.Equal(b.tasks, n.tasks) {
 			return true
 		}
