@@ -105,6 +105,7 @@ func buildMetrics() []Metric {
 	ms = append(ms, lifeCycleMetrics()...)
 	ms = append(ms, queueMetrics()...)
 	ms = append(ms, costMetrics()...)
+	ms = append(ms, endpointMetrics()...)
 	return append(ms, runMetrics()...)
 }
 

@@ -179,7 +179,10 @@ func TestCheckAndSweepStopCleanlyOnASignal(t *testing.T) {
 		{"check SIGTERM", syscall.SIGTERM, []string{"check", "lossy-wan", "-seeds", "10000"}, []string{results.ManifestFile, results.SeedsFile}},
 		{"sweep SIGINT", syscall.SIGINT, []string{"sweep", "lossy-wan", "-set", "broker.retry_interval_min=1s", "-seeds", "10000"},
 			[]string{results.ManifestFile, results.SeedsFile, results.SweepFile, "sweep-latency-p99.png", "sweep-latency-p99.svg",
-				"sweep-readers-peak.png", "sweep-readers-peak.svg"}},
+				"sweep-readers-peak.png", "sweep-readers-peak.svg",
+				// and the metrics lossy-wan's expectations name
+				"sweep-dialogs-ended.png", "sweep-dialogs-ended.svg", "sweep-round_trip-p50.png", "sweep-round_trip-p50.svg",
+				"sweep-round_trip-p99.png", "sweep-round_trip-p99.svg", "sweep-transmission_queue-rows.png", "sweep-transmission_queue-rows.svg"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

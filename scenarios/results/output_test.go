@@ -140,7 +140,7 @@ func TestWriteAllWritesEveryFileItReturns(t *testing.T) {
 		names = append(names, filepath.Base(p))
 	}
 	want := []string{SummaryFile, SeriesFile, LatencyCDFFile, SnapshotsFile, RoundTripCDFFile, TraceFile,
-		"latency-cdf.png", "latency-cdf.svg", "round-trip-cdf.png", "round-trip-cdf.svg", "throughput.png", "throughput.svg",
+		"round-trip-cdf.png", "round-trip-cdf.svg", "latency-cdf.png", "latency-cdf.svg", "throughput.png", "throughput.svg",
 		"queue-A-InitiatorQueue.png", "queue-A-InitiatorQueue.svg", "queue-B-TargetQueue.png", "queue-B-TargetQueue.svg",
 		"transmission-queue-depth.png", "transmission-queue-depth.svg", "endpoints-by-state.png", "endpoints-by-state.svg",
 		"link-counters.png", "link-counters.svg"}

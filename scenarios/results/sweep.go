@@ -13,6 +13,7 @@ import (
 	"github.com/sbsim/sbsim/plots"
 	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/batch"
+	"github.com/sbsim/sbsim/scenarios/file"
 )
 
 // SweepFile is the name of the file SweepWriter writes, besides the plots.
@@ -31,8 +32,10 @@ type SweepWriter struct {
 	f      *pendingFile
 	out    *bufio.Writer
 	csv    *csv.Writer
+	// plotted are the metrics drawn (sweepPlotted, then those the expectations name);
 	// series holds, by plotted metric, by line, by point, the values over seeds.
-	series []map[string][][]float64
+	plotted []sweepPlot
+	series  []map[string][][]float64
 }
 
 // NewSweepWriter starts the folder's sweep.csv, under a temporary name until Close, and
@@ -49,7 +52,8 @@ func NewSweepWriter(folder *Folder, sw *batch.Sweep) (*SweepWriter, error) {
 		header = append(header, p.Key)
 	}
 	_ = w.csv.Write(append(header, "seed", "subject", "metric", "unit", "value"))
-	for range sweepPlotted {
+	w.plotted = sweepPlots(sw.Scenario)
+	for range w.plotted {
 		w.series = append(w.series, map[string][][]float64{})
 	}
 	return w, nil
@@ -67,8 +71,8 @@ func (w *SweepWriter) Add(r batch.SweepRun) {
 		rec := append(append([]string(nil), point...), strconv.FormatUint(r.Seed, 10), m.Subject.String(), m.Metric,
 			m.Unit.String(), strconv.FormatFloat(v, 'g', -1, 64))
 		_ = w.csv.Write(rec)
-		for i, pl := range sweepPlotted {
-			if m.Metric != pl.metric || m.Subject == (scenarios.Subject{}) {
+		for i, pl := range w.plotted {
+			if m.Metric != pl.metric || m.Subject == (scenarios.Subject{}) && !pl.whole {
 				continue
 			}
 			name := m.Subject.String()
@@ -110,10 +114,39 @@ func measureValue(m scenarios.Measure) float64 {
 	return m.Value
 }
 
-// sweepPlotted are the metrics a sweep plots, one line per subject.
-var sweepPlotted = []struct{ metric, file, label string }{
-	{"latency.p99", "sweep-latency-p99", "latency p99 (s)"},
-	{"readers.peak", "sweep-readers-peak", "readers at most (sessions)"},
+// sweepPlot is a metric a sweep draws, one line per subject; whole draws the whole run's
+// value too.
+type sweepPlot struct {
+	metric, file, label string
+	whole               bool
+}
+
+// sweepPlotted are the metrics every sweep plots, one line per subject.
+var sweepPlotted = []sweepPlot{
+	{metric: "latency.p99", file: "sweep-latency-p99", label: "latency p99 (s)"},
+	{metric: "readers.peak", file: "sweep-readers-peak", label: "readers at most (sessions)"},
+}
+
+// sweepPlots are the plots of a sweep of s: sweepPlotted, then each other metric its
+// expectations name, the figures its question is about (verdicts left out).
+func sweepPlots(s *file.Scenario) []sweepPlot {
+	out := slices.Clone(sweepPlotted)
+	if s == nil {
+		return out
+	}
+	for _, e := range s.Expectations {
+		m, ok := scenarios.LookupMetric(e.Metric)
+		if !ok || m.Unit == scenarios.Verdict || slices.ContainsFunc(out, func(p sweepPlot) bool { return p.metric == e.Metric }) {
+			continue
+		}
+		unit := m.Unit.String()
+		if m.Unit == scenarios.Duration {
+			unit = "s"
+		}
+		out = append(out, sweepPlot{metric: e.Metric, file: "sweep-" + strings.ReplaceAll(e.Metric, ".", "-"),
+			label: e.Metric + " (" + unit + ")", whole: true})
+	}
+	return out
 }
 
 // plots draws the metrics of sweepPlotted against the first parameter, when its values are
@@ -134,7 +167,7 @@ func (w *SweepWriter) plots() ([]string, error) {
 	}
 	stride := len(w.sw.Points) / len(first.Values) // points per value of the first parameter
 	var files []string
-	for i, m := range sweepPlotted {
+	for i, m := range w.plotted {
 		series := w.series[i]
 		if len(series) == 0 {
 			continue
