@@ -13,9 +13,14 @@ import (
 // sys.conversation_endpoints, sys.transmission_queue, sys.dm_broker_queue_monitors and
 // sys.dm_broker_activated_tasks, as a DBA polling them would see them, not only at the end.
 //
-// The instants are the series' samples, spaced so that a run of any length keeps at most
-// Snapshots.Count of them: one every stride samples, and when the list is full every other
-// snapshot is dropped and the stride doubles, as the series thin (thinSeries); a last
+// The instants are the series' samples at which the views changed since the sample
+// before (viewsChanged, on an outline of them: counts, and the instance's counters): a
+// DBA polling an idle world learns nothing new, and a run that drains goes on idle until
+// its closed target endpoints are deleted, 30 minutes later by default (G-16), sampled
+// all along. Those deletions alone are no change: otherwise most snapshots of such a run
+// would show its idle tail, not its activity. The first sample is one. Of those samples a
+// run keeps at most Snapshots.Count, evenly spaced among them: one every stride, and when
+// the list is full every other snapshot is dropped and the stride doubles; a last
 // snapshot is taken when the run stops. Memory stays bounded however many conversations
 // the world holds: endpoints are kept as counts by state, and the rows of each view are
 // capped at Snapshots.Rows per instance and snapshot (the first by handle, the oldest in
@@ -85,21 +90,29 @@ type InstanceSnapshot struct {
 	ActivatedTasks []model.ActivatedTask
 }
 
-// snapshotting is where the snapshots are: the samples seen, the stride between two kept.
+// snapshotting is where the snapshots are: the samples at which the views changed, the
+// stride between two kept, and the views' outline at the last sample.
 type snapshotting struct {
 	taken          []Snapshot
-	samples, every int
+	changes, every int
+	last           []viewsOutline // nil before the first sample
 }
 
-// snapshotSample is told of every sample of the series: it takes a snapshot every stride
-// samples, and thins the snapshots when they are full.
+// snapshotSample is told of every sample of the series: of the samples at which the views
+// changed, it takes a snapshot every stride, and thins the snapshots when they are full.
 func (w *world) snapshotSample() {
 	s := &w.snapshots
 	if s.every == 0 {
 		s.every = 1
 	}
-	s.samples++
-	if (s.samples-1)%s.every != 0 {
+	now := w.viewsOutlines()
+	changed := s.last == nil || viewsChanged(s.last, now)
+	s.last = now
+	if !changed {
+		return
+	}
+	s.changes++
+	if (s.changes-1)%s.every != 0 {
 		return
 	}
 	if len(s.taken) == w.cfg.Snapshots.count() {
@@ -110,11 +123,64 @@ func (w *world) snapshotSample() {
 		clear(s.taken[len(kept):])
 		s.taken = kept
 		s.every *= 2
-		if (s.samples-1)%s.every != 0 {
+		if (s.changes-1)%s.every != 0 {
 			return
 		}
 	}
 	s.taken = append(s.taken, w.snapshot())
+}
+
+// viewsOutline is what tells whether an instance's views changed between two samples,
+// cheap enough to take at every one: its endpoints counted by state, its transmission
+// queue rows, its queue monitors and activated tasks whole, and its counters, which move
+// when a row changes without changing a count (a sequence number, a dialog timer armed
+// again, a transmission status), but for the endpoints deleted. It holds no row of an
+// endpoint or of the transmission queue, however many there are.
+type viewsOutline struct {
+	endpoints         model.EndpointStateCounts
+	transmissionQueue int
+	monitors          []model.QueueMonitor
+	tasks             []model.ActivatedTask
+	counters          model.Counters
+}
+
+// viewsOutlines outlines every instance's views now.
+func (w *world) viewsOutlines() []viewsOutline {
+	out := make([]viewsOutline, len(w.brokers))
+	for i, b := range w.brokers {
+		o := &out[i]
+		for d, db := range w.cat.Databases {
+			if db.Instance == model.InstanceID(i) {
+				c := b.EndpointStates(model.DatabaseID(d))
+				for st := range o.endpoints {
+					o.endpoints[st] += c[st]
+				}
+				o.transmissionQueue += b.TransmissionQueueRows(model.DatabaseID(d))
+			}
+		}
+		o.monitors, o.tasks, o.counters = b.QueueMonitors(), b.ActivatedTasks(), b.Counters()
+		o.counters.EndpointsDeleted = 0 // closed targets deleted at the end of their retention (G-16)
+	}
+	return out
+}
+
+// viewsChanged says whether the views outlined in now differ from those in before, other
+// than by fewer closed endpoints: closed target endpoints are deleted when their retention
+// ends (G-16), long after the dialog's activity, and a world that has drained does
+// nothing else until the last of them goes.
+func viewsChanged(before, now []viewsOutline) bool {
+	for i := range now {
+		b, n := before[i], now[i]
+		if n.endpoints[model.Closed] > b.endpoints[model.Closed] {
+			return true
+		}
+		b.endpoints[model.Closed] = n.endpoints[model.Closed]
+		if b.endpoints != n.endpoints || b.transmissionQueue != n.transmissionQueue || b.counters != n.counters ||
+			!slices.Equal(b.monitors, n.monitors) || !slices.Equal(b.tasks, n.tasks) {
+			return true
+		}
+	}
+	return false
 }
 
 // snapshot takes the views of every instance now.
