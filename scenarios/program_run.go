@@ -103,6 +103,7 @@ type op struct {
 	end     model.EndOptions
 	silent  bool // end only if nothing arrived since the timer was armed
 	timeout time.Duration
+	life    bool // the END of a workload's life cycle, after a handler (lifecycle_program.go)
 }
 
 // programCounts are the statements of a transaction, counted in ReaderResult if it commits.
@@ -350,6 +351,10 @@ var errSkipped = errors.New("skipped")
 // opDone books an op's outcome; it reports whether the session stopped (a deadlock
 // victim: the transaction is gone).
 func (s *session) opDone(o *op, h model.ConversationHandle, err error) bool {
+	if o.life {
+		return s.lifeCycleEndDone(o, err)
+	}
+	s.replyRefused(o, err)
 	switch {
 	case err == errSkipped:
 		return false
