@@ -40,6 +40,9 @@ func (s *session) workloadReceived(m model.ReceivedMessage, handled bool) {
 		s.targetReceived(d, m, handled)
 		return
 	}
+	if handled && m.MessageType != d.wl.replyType {
+		return // a message of its own type that a handler takes (a scheduler's Tick) is no reply
+	}
 	d.replies++
 	d.wl.replies++
 	s.acts = append(s.acts, appAct{kind: actReply, d: d})
