@@ -183,10 +183,9 @@ func (wl *workloadRun) targetEndsOnEndDialog() bool {
 }
 
 // targetReceived is the target's program's part of the life cycle, for a user message m
-// of dialog d it has just received (and answered, with replies, or handled: handled) in
-// the session's transaction: count it, and end the target's side when the life cycle
-// says so (after the handler's statements, when handled).
-func (s *session) targetReceived(d *dialogApp, m model.ReceivedMessage, handled bool) {
+// of dialog d it has just received (and answered, with replies) in the session's
+// transaction: count it, and end the target's side when the life cycle says so.
+func (s *session) targetReceived(d *dialogApp, m model.ReceivedMessage) {
 	wl := d.wl
 	if d.isEndOfStream() {
 		s.acts = append(s.acts, appAct{kind: actCountedEndOfStream, d: d})
@@ -212,7 +211,10 @@ func (s *session) targetReceived(d *dialogApp, m model.ReceivedMessage, handled 
 	if wl.cfg.EndWithError {
 		opts = model.EndOptions{WithError: true, ErrorCode: 50000}
 	}
-	s.lifeCycleEnd(m.ConversationHandle, opts, handled)
+	s.charge(costEnd, 1)
+	if err := s.t.EndConversation(s.r.w.now(), m.ConversationHandle, opts); err != nil && !errors.Is(err, model.ErrHandleNotFound) {
+		s.r.w.statementFailed(err)
+	}
 }
 
 // undoLifeCycle takes back what targetReceived counted, for a rolled-back transaction.
