@@ -528,6 +528,15 @@ func (b *Broker) Endpoint(h ConversationHandle) (ConversationEndpoint, bool) {
 	return ConversationEndpoint{}, false
 }
 
+// EndpointStateOf returns the state of the endpoint with the handle, without building its
+// row; ok is false when the instance has no such endpoint (never begun, or forgotten).
+func (b *Broker) EndpointStateOf(h ConversationHandle) (state EndpointState, ok bool) {
+	if ep := b.endpoints[h]; ep != nil {
+		return ep.state, true
+	}
+	return 0, false
+}
+
 // EndpointCount returns how many endpoints the instance has, closed ones kept for their
 // retention included: what Endpoints would list, without building the list.
 func (b *Broker) EndpointCount() int { return len(b.endpoints) }

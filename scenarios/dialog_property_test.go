@@ -206,11 +206,9 @@ func (s worldSpec) config() Config {
 			EndWithError: s.EndWithError, Lifetime: time.Duration(max(s.LifetimeMs, 0)) * time.Millisecond,
 		})
 	}
-	if s.Programs.Kind == 0 {
-		// A program's handlers take the place of the default reader's life cycle: a world
-		// draws one or the other.
-		s.Life.apply(&cfg)
-	}
+	// A program's handlers replace the default reader's replies, not the workloads' life
+	// cycles: a world may draw both (lifecycle_program.go).
+	s.Life.apply(&cfg)
 	for k := range s.QueueFlips {
 		q := fmt.Sprintf("QI%d", r.IntN(s.Instances))
 		off := time.Duration(r.IntN(1000+k*5000)) * time.Millisecond
@@ -330,7 +328,7 @@ func checkWorldConfig(s worldSpec, cfg Config) string {
 	if res.StatementErrors != 0 {
 		problems = append(problems, fmt.Sprintf("%d statements failed, first %s", res.StatementErrors, res.FirstStatementError))
 	}
-	problems = append(problems, lifeCycleProblems(cfg, res, s.LifetimeMs > 0, s.Programs.Kind != 0)...)
+	problems = append(problems, lifeCycleProblems(cfg, res, s.LifetimeMs > 0)...)
 	problems = append(problems, checkPrograms(s.Programs, s, res)...)
 	// The figures of figures.go (figures_property_test.go).
 	problems = append(problems, flowProblems(res, cfg, s)...)

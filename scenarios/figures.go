@@ -119,7 +119,7 @@ func (w *world) noteReceived(q model.QueueID, m model.ReceivedMessage, receivedA
 		if !d.wl.awaitsReplies() {
 			return
 		}
-		if d.ended {
+		if !w.initiatorCanReceive(d) {
 			fl.forget(m.ConversationID) // the initiator's side has ended: no reply can reach it
 			return
 		}
@@ -132,6 +132,15 @@ func (w *world) noteReceived(q model.QueueID, m model.ReceivedMessage, receivedA
 		record(&wf.roundTrip, now-sent)
 		record(&fl.run.roundTrip, now-sent)
 	}
+}
+
+// initiatorCanReceive says whether a reply may still reach the initiator of d: its
+// endpoint exists and its side has not ended (DO, CD). d.ended is not enough: it is set
+// when the END is issued, and an END that waits for the group's lock (held by the
+// initiator's reader, which is receiving a reply) has not ended anything yet.
+func (w *world) initiatorCanReceive(d *dialogApp) bool {
+	st, ok := w.brokers[d.wl.inst].EndpointStateOf(d.initiator)
+	return ok && st != model.DisconnectedOutbound && st != model.Closed
 }
 
 // awaitsReplies says whether the workload's dialogs are answered, so that the round trips

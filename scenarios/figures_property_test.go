@@ -124,3 +124,20 @@ func TestBacklogAndTimeInQueueHoldTogetherOnABusyQueue(t *testing.T) {
 	properties.Property("backlog, time in queue, sojourn, drain", prop.ForAll(checkBacklog, genBacklogSpec()))
 	properties.TestingRun(t)
 }
+
+// TestLOCK10_RoundTripsCountRepliesReceivedWhileTheInitiatorsEndWaits is a world the lock
+// property shrank to: a pooled fire-and-forget dialog whose initiator issues its END while
+// the initiator's reader holds the group's lock, receiving a reply (LOCK-10: the END waits).
+// The target receives a later request meanwhile; the round trips must not forget the
+// dialog then (the initiator has not ended), or the reply it still receives has no
+// request to pair with: "0 round trips for 1 replies".
+func TestLOCK10_RoundTripsCountRepliesReceivedWhileTheInitiatorsEndWaits(t *testing.T) {
+	s := lockSpec{World: worldSpec{Seed: 2237364522727, Instances: 3, Conversations: 2, Messages: 5, Replies: true,
+		EndWithError: true, SendWindow: 1, ReceiveWindow: 1, Bandwidth: 32907, Forwarders: 1,
+		Life:     lifeSpec{End: int(EndFireAndForget), Reuse: true, PoolDialogs: 1},
+		Programs: programSpec{Kind: 1, Fan: 1, Messages: 1}},
+		Sessions: 1, TouchRate: 0.16316197701308005, GroupSize: 1, ProcessingMs: 9}
+	if problems := checkWorldConfig(s.World, s.World.Programs.apply(s.World, s.config())); problems != "" {
+		t.Fatal(problems)
+	}
+}

@@ -183,9 +183,10 @@ func (wl *workloadRun) targetEndsOnEndDialog() bool {
 }
 
 // targetReceived is the target's program's part of the life cycle, for a user message m
-// of dialog d it has just received (and answered, with replies) in the session's
-// transaction: count it, and end the target's side when the life cycle says so.
-func (s *session) targetReceived(d *dialogApp, m model.ReceivedMessage) {
+// of dialog d it has just received (and answered, with replies, or handled: handled) in
+// the session's transaction: count it, and end the target's side when the life cycle
+// says so (after the handler's statements, when handled).
+func (s *session) targetReceived(d *dialogApp, m model.ReceivedMessage, handled bool) {
 	wl := d.wl
 	if d.isEndOfStream() {
 		s.acts = append(s.acts, appAct{kind: actCountedEndOfStream, d: d})
@@ -211,10 +212,7 @@ func (s *session) targetReceived(d *dialogApp, m model.ReceivedMessage) {
 	if wl.cfg.EndWithError {
 		opts = model.EndOptions{WithError: true, ErrorCode: 50000}
 	}
-	s.charge(costEnd, 1)
-	if err := s.t.EndConversation(s.r.w.now(), m.ConversationHandle, opts); err != nil && !errors.Is(err, model.ErrHandleNotFound) {
-		s.r.w.statementFailed(err)
-	}
+	s.lifeCycleEnd(m.ConversationHandle, opts, handled)
 }
 
 // undoLifeCycle takes back what targetReceived counted, for a rolled-back transaction.

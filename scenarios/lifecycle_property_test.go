@@ -70,8 +70,8 @@ func (l lifeSpec) apply(cfg *Config) {
 // lifeCycleProblems checks what the life cycles and pools of cfg promise, on res: every
 // dialog ends as its life cycle says (none for never), every message reaches its target
 // when nothing documented discards it (a pool loses none to its recycling), and replies
-// reach initiators that wait for them. programs says the world's readers run programs.
-func lifeCycleProblems(cfg Config, res *Result, lifetime, programs bool) []string {
+// reach initiators that wait for them, whether the readers run programs or not.
+func lifeCycleProblems(cfg Config, res *Result, lifetime bool) []string {
 	var problems []string
 	for i, w := range res.Workloads {
 		c := &cfg.Workloads[i]
@@ -97,8 +97,7 @@ func lifeCycleProblems(cfg Config, res *Result, lifetime, programs bool) []strin
 			problems = append(problems, fmt.Sprintf("workload %s: the target ended %d dialogs of %d", w.Name, w.DialogsEndedByTarget, want))
 		}
 		discards := lifetime || c.EndWithError || c.End == EndCleanup
-		// A program's handlers receive in place of the default reader, which counts.
-		if !discards && !programs && res.FindingCount == 0 && w.MessagesReceived != w.MessagesSent {
+		if !discards && res.FindingCount == 0 && w.MessagesReceived != w.MessagesSent {
 			problems = append(problems, fmt.Sprintf("workload %s: its targets received %d of %d messages", w.Name, w.MessagesReceived, w.MessagesSent))
 		}
 		// A target that ends WITH ERROR drops its replies not yet acknowledged (DLG-9).

@@ -106,6 +106,7 @@ type op struct {
 	// first marks the first op of a handler's list: no dialog is begun before it, so that
 	// conversation: begun never names the dialog an earlier message's list began.
 	first bool
+	life  bool // the END of a workload's life cycle, after a handler (lifecycle_program.go)
 }
 
 // programCounts are the statements of a transaction, counted in ReaderResult if it commits.
@@ -363,6 +364,10 @@ var errSkipped = errors.New("skipped")
 // opDone books an op's outcome; it reports whether the session stopped (a deadlock
 // victim: the transaction is gone).
 func (s *session) opDone(o *op, h model.ConversationHandle, err error) bool {
+	if o.life {
+		return s.lifeCycleEndDone(o, err)
+	}
+	s.replyRefused(o, err)
 	switch {
 	case err == errSkipped:
 		return false

@@ -555,7 +555,10 @@ func (r *readerProgram) senderLevel(m model.ReceivedMessage) int {
 func (s *session) act(m model.ReceivedMessage) {
 	w := s.r.w
 	now := w.now()
-	if s.r.prog != nil && s.programAct(m) {
+	if s.r.prog != nil && !s.endOfStream(m) && s.programAct(m) {
+		if !isSystemType(m.MessageType) {
+			s.workloadReceived(m, true) // the handler replaced the reply, not the life cycle
+		}
 		return
 	}
 	switch m.MessageType {
@@ -586,37 +589,7 @@ func (s *session) act(m model.ReceivedMessage) {
 		return
 	}
 	s.acts = append(s.acts, appAct{kind: actReceived, msg: m, at: s.receivedAt})
-	d := w.dialogs[m.ConversationID]
-	if d == nil {
-		return
-	}
-	if m.ConversationHandle != d.initiator {
-		if d.wl.cfg.Replies && !d.isEndOfStream() {
-			size := int64(d.wl.cfg.ReplySize.distribution().Sample(d.wl.sizes))
-			s.charge(costSend, 1)
-			if err := s.t.Send(now, m.ConversationHandle, d.wl.replyType, size); errors.Is(err, model.ErrConversationNotSending) || errors.Is(err, model.ErrHandleNotFound) {
-				// The dialog failed or ended meanwhile: its lifetime expired, an Error arrived
-				// and this reader ended the conversation on it earlier in the batch.
-				d.wl.sendFails++
-			} else if err != nil {
-				w.statementFailed(err)
-			}
-		}
-		s.targetReceived(d, m)
-		return
-	}
-	d.replies++
-	d.wl.replies++
-	s.acts = append(s.acts, appAct{kind: actReply, d: d})
-	if d.wl.initiatorEndsAfterReplies(d) && !d.ended && !d.wl.keepOpen {
-		d.ended = true
-		d.wl.ended++
-		s.acts = append(s.acts, appAct{kind: actEnded, d: d})
-		s.charge(costEnd, 1)
-		if err := s.t.EndConversation(now, d.initiator, d.wl.endOptions()); err != nil && !errors.Is(err, model.ErrHandleNotFound) {
-			w.statementFailed(err)
-		}
-	}
+	s.workloadReceived(m, false)
 }
 
 // completedStatement routes a completion to the session whose transaction it is. A
