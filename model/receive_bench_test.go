@@ -64,41 +64,124 @@ func (w *receiveBenchWorld) refill(tb testing.TB, n int) {
 	w.b.Advance()
 }
 
-// BenchmarkReceive measures one RECEIVE TOP(1) and its COMMIT (autocommit) on a queue
-// holding 1,000 to 1,000,000 ready messages in groups of ten messages on average, over ten
-// levels (QUE-4, PRI-7, PRI-9). Every tenth of the queue received is sent again with the
-// timer stopped, so the queue stays between 90 and 100 per cent full. Target: O(log n),
-// the cost at 1,000,000 messages at most twice the cost at 1,000.
+// receiveBench is a world of n ready messages and the statement a benchmark measures on
+// it. The world keeps its own clock and fills its queue back up from its ready count, not
+// from a count of the operations done, so that it serves any number of runs: testing
+// calls a benchmark's function again with a larger b.N, and again for each -count.
+type receiveBench struct {
+	w    *receiveBenchWorld
+	n    int
+	now  time.Duration
+	buf  []ReceivedMessage
+	kind string
+}
+
+func newReceiveBench(tb testing.TB, kind string, n int) *receiveBench {
+	return &receiveBench{w: newReceiveBenchWorld(tb, n/10, n), n: n, buf: make([]ReceivedMessage, 0, 1), kind: kind}
+}
+
+// full reports whether the queue holds at least 90 per cent of its messages.
+func (r *receiveBench) full() bool { return r.w.b.ReadyMessages(r.w.q)*10 >= r.n*9 }
+
+// topUp sends again what the queue lacks.
+func (r *receiveBench) topUp(tb testing.TB) { r.w.refill(tb, r.n-r.w.b.ReadyMessages(r.w.q)) }
+
+// op runs the statement once: RECEIVE TOP(1) (autocommit), or GET CONVERSATION GROUP in a
+// transaction that commits (the group's lock is released, its messages stay queued).
+func (r *receiveBench) op(tb testing.TB) {
+	r.now++
+	b := r.w.b
+	switch r.kind {
+	case "receive":
+		rows, err := b.Receive(r.now, r.w.q, 1, r.buf[:0])
+		if err != nil || len(rows) != 1 {
+			tb.Fatalf("RECEIVE at %v with %d ready: %d rows, %v", r.now, b.ReadyMessages(r.w.q), len(rows), err)
+		}
+	case "get-group":
+		tx := b.Begin(r.now)
+		g, err := tx.GetConversationGroup(r.now, r.w.q, false, 0)
+		if err != nil || g == 0 {
+			tb.Fatalf("GET CONVERSATION GROUP at %v: group %v, %v", r.now, g, err)
+		}
+		if err := tx.Commit(r.now); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	b.Advance()
+}
+
+// receiveSizes are the queue depths the RECEIVE benchmarks measure.
+var receiveSizes = []int{1_000, 100_000, 1_000_000}
+
+// BenchmarkReceive measures one RECEIVE TOP(1) and its COMMIT (autocommit), and one GET
+// CONVERSATION GROUP in a transaction, on a queue holding 1,000 to 1,000,000 ready
+// messages in groups of ten messages on average, over ten levels (QUE-4, QUE-5, PRI-7,
+// PRI-9). When the queue falls below 90 per cent full, what it lacks is sent again with
+// the timer stopped. Target: O(log n), the cost at 1,000,000 messages at most twice the
+// cost at 1,000 (BenchmarkReceiveGrowth measures both in the same run).
 //
 //	go test ./model -run '^$' -bench BenchmarkReceive -benchmem
 func BenchmarkReceive(b *testing.B) {
-	for _, n := range []int{1_000, 100_000, 1_000_000} {
-		var w *receiveBenchWorld // built once: testing calls the function again with a larger b.N
-		now := time.Duration(0)
-		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
-			if w == nil {
-				w = newReceiveBenchWorld(b, n/10, n)
+	for _, kind := range []string{"receive", "get-group"} {
+		for _, n := range receiveSizes {
+			var r *receiveBench // built once: testing calls the function again with a larger b.N
+			b.Run(fmt.Sprintf("%s/messages=%d", kind, n), func(b *testing.B) {
+				if r == nil {
+					r = newReceiveBench(b, kind, n)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					if !r.full() {
+						b.StopTimer()
+						r.topUp(b)
+						b.StartTimer()
+					}
+					r.op(b)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkReceiveGrowth measures each statement on the 1,000-message and the
+// 1,000,000-message queue in the same run, alternating in chunks long enough for a queue
+// to warm the caches up again after the other, and reports the growth (the cost at
+// 1,000,000 over the cost at 1,000; target at most 2).
+//
+//	go test ./model -run '^$' -bench BenchmarkReceiveGrowth -benchmem
+func BenchmarkReceiveGrowth(b *testing.B) {
+	small, large := receiveSizes[0], receiveSizes[len(receiveSizes)-1]
+	for _, kind := range []string{"receive", "get-group"} {
+		var rs [2]*receiveBench
+		b.Run(kind, func(b *testing.B) {
+			if rs[0] == nil {
+				rs = [2]*receiveBench{newReceiveBench(b, kind, small), newReceiveBench(b, kind, large)}
 			}
-			buf := make([]ReceivedMessage, 0, 1)
-			batch := max(n/10, 1)
-			taken := 0
+			const chunk = 20_000
+			var took [2]time.Duration
 			b.ReportAllocs()
 			b.ResetTimer()
-			for i := range b.N {
-				if taken == batch {
-					b.StopTimer()
-					w.refill(b, batch)
-					taken = 0
-					b.StartTimer()
+			for done := 0; done < b.N; done += chunk {
+				n := min(chunk, b.N-done)
+				for k, r := range rs {
+					start := time.Now()
+					for range n {
+						if !r.full() { // the refill is not the statement's cost
+							took[k] += time.Since(start)
+							b.StopTimer()
+							r.topUp(b)
+							b.StartTimer()
+							start = time.Now()
+						}
+						r.op(b)
+					}
+					took[k] += time.Since(start)
 				}
-				now++
-				taken++
-				rows, err := w.b.Receive(now, w.q, 1, buf[:0])
-				if err != nil || len(rows) != 1 {
-					b.Fatalf("RECEIVE %d: %d rows, %v", i, len(rows), err)
-				}
-				w.b.Advance()
 			}
+			b.ReportMetric(float64(took[0])/float64(b.N), "1k-ns")
+			b.ReportMetric(float64(took[1])/float64(b.N), "1M-ns")
+			b.ReportMetric(float64(took[1])/float64(took[0]), "growth")
 		})
 	}
 }
