@@ -40,13 +40,15 @@ func Run(jobs []Job, workers int, progress func()) iter.Seq[Outcome[*scenarios.R
 // returns waits for its turn: a result is dropped as soon as keep returns, and at most
 // 2×workers outcomes are held at once, so a long batch runs in constant memory. Stopping
 // the iteration early stops the workers once their current runs end. progress, when not
-// nil, is called once per finished run, from the iterating goroutine.
+// nil, is called once per finished run, from the iterating goroutine. While the batch
+// runs, the collector is paced for it (BatchGCPercent).
 func Map[T any](jobs []Job, workers int, keep func(i int, res *scenarios.Result) T, progress func()) iter.Seq[Outcome[T]] {
 	return func(yield func(Outcome[T]) bool) {
 		workers = max(1, min(workers, len(jobs)))
 		if len(jobs) == 0 {
 			return
 		}
+		defer paceCollector()() // the collector paced for many short runs (collector.go)
 		window := aheadPerWorker * workers
 		tokens := make(chan struct{}, window)
 		next := make(chan int)
