@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/scenarios"
 )
 
@@ -14,6 +15,21 @@ type Job struct {
 	Config scenarios.Config
 	Seed   uint64
 }
+
+// judged is cfg for a run of a batch, which keeps only what the verdicts and the measures
+// need: not the trace of a file with trace on (Config.Trace), nor the table of
+// conversations it implies, which no verdict reads. The brokers still trace, to a sink that
+// drops the records, so that the figures counted from them (conversations.delayed) stay.
+func judged(cfg scenarios.Config) scenarios.Config {
+	if cfg.Trace {
+		cfg.Trace, cfg.TraceSink = false, dropRecords
+	}
+	cfg.Conversations = false
+	return cfg
+}
+
+// dropRecords is a trace sink that keeps nothing.
+var dropRecords = scenarios.TraceSinkFunc(func(*model.TraceRecord) {})
 
 // Outcome is one job run: its index among the jobs, its seed, what was kept of its result
 // (the result itself, for Run), or the error of a config that cannot run.
