@@ -38,3 +38,8 @@ func (w *world) record(r *model.TraceRecord) {
 		w.cfg.TraceSink.Record(r)
 	}
 }
+
+// DiscardTrace is a TraceSink that keeps nothing: the brokers trace, so that the figures
+// counted from the records (InstanceResult.ConversationsDelayed) are there, and no record
+// is kept (a batch's runs, which only judge).
+var DiscardTrace TraceSink = TraceSinkFunc(func(*model.TraceRecord) {})

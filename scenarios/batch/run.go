@@ -6,7 +6,6 @@ import (
 	"runtime/debug"
 	"sync"
 
-	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/scenarios"
 )
 
@@ -22,14 +21,11 @@ type Job struct {
 // drops the records, so that the figures counted from them (conversations.delayed) stay.
 func judged(cfg scenarios.Config) scenarios.Config {
 	if cfg.Trace {
-		cfg.Trace, cfg.TraceSink = false, dropRecords
+		cfg.Trace, cfg.TraceSink = false, scenarios.DiscardTrace
 	}
 	cfg.Conversations = false
 	return cfg
 }
-
-// dropRecords is a trace sink that keeps nothing.
-var dropRecords = scenarios.TraceSinkFunc(func(*model.TraceRecord) {})
 
 // Outcome is one job run: its index among the jobs, its seed, what was kept of its result
 // (the result itself, for Run), or the error of a config that cannot run.
