@@ -187,7 +187,7 @@ func conversationCost(c *Config) int64 {
 	if c.CheckInvariants {
 		n += checkedConvBytes
 	}
-	if c.Trace {
+	if c.Trace || c.Conversations {
 		n += int64(unsafe.Sizeof(conversationStats{})) + 64
 	}
 	return n

@@ -37,6 +37,9 @@ type world struct {
 	checker   *invariant.Checker
 	violation *invariant.Violation
 	liveness  *liveness // the liveness phase, checked with the checker (INV-12)
+	// tracing says the trace records go to the trace, the table of conversations or the
+	// sink of Config (trace_sink.go).
+	tracing   bool
 	trace     []model.TraceRecord
 	convStats map[model.ConversationID]*conversationStats
 	latency   *latencyRecorder
@@ -90,15 +93,13 @@ func build(cfg *Config, cat *model.Catalog, seed uint64) (*world, error) {
 		w.checker = invariant.New()
 	}
 	w.liveness = newLiveness(cfg)
-	if cfg.Trace {
-		w.convStats = map[model.ConversationID]*conversationStats{}
-	}
+	w.startTracing()
 	for i := range cat.Instances {
 		b, err := model.NewBroker(cat, model.InstanceID(i), cfg.Broker)
 		if err != nil {
 			return nil, err
 		}
-		b.SetTracing(cfg.Trace || cfg.CheckInvariants)
+		b.SetTracing(w.tracing || cfg.CheckInvariants)
 		w.brokers = append(w.brokers, b)
 	}
 	if err := w.buildLinks(); err != nil {
@@ -346,9 +347,8 @@ func (w *world) observe(r *model.TraceRecord) {
 			w.liveness.sent(r.At)
 		}
 	}
-	if w.cfg.Trace {
-		w.trace = append(w.trace, *r)
-		w.countConversation(r)
+	if w.tracing {
+		w.record(r)
 	}
 }
 
