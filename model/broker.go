@@ -37,6 +37,10 @@ type Broker struct {
 	// onPick, when set, sees every scheduling decision before it is carried out (tests).
 	onPick      func(now time.Duration, peer InstanceID, ep *endpoint)
 	selfPackets []Packet // packets to this instance, processed before the input returns
+	// buf holds the free lists of the hot path's slices (buffers.go); ackScratch is
+	// flushAcks' room to gather acknowledgements before it splits them into packets.
+	buf        buffers
+	ackScratch []Ack
 
 	counter      uint64 // for handles, conversation and group ids
 	queuingOrder int64
@@ -396,6 +400,7 @@ func (b *Broker) pump(now time.Duration) {
 		p := b.selfPackets[0]
 		b.selfPackets = slices.Delete(b.selfPackets, 0, 1)
 		b.receivePacket(now, &p)
+		b.RecyclePacket(&p) // same-instance: nothing else holds it
 	}
 }
 

@@ -141,6 +141,7 @@ func (b *Broker) EndConversation(now time.Duration, h ConversationHandle, opts E
 func (b *Broker) endConversation(now time.Duration, ep *endpoint, opts EndOptions) {
 	b.leave(ep) // its messages leave the queue, and the conversation its group (DLG-15)
 	if ep.in != nil {
+		b.buf.pending.put(ep.in.pending)
 		ep.in.pending = nil
 	}
 	switch {
@@ -192,6 +193,7 @@ func (b *Broker) closeEndpoint(now time.Duration, ep *endpoint) {
 		b.delete(ep)
 		return
 	}
+	b.releaseBuffers(ep)
 	ep.retainUntil = now + b.cfg.ClosedTargetRetention
 	b.retained[ep.handle] = ep
 	b.timer(ep.retainUntil, TimerRetention, uint64(ep.handle))
@@ -237,6 +239,7 @@ func (b *Broker) delete(ep *endpoint) {
 	b.unlist(ep)
 	delete(b.retained, ep.handle)
 	delete(b.dialogs, dialogKey{ep.conv, ep.isInitiator})
+	b.releaseBuffers(ep)
 	b.counters.EndpointsDeleted++
 }
 

@@ -339,6 +339,7 @@ func (b *Broker) readyChanged(ep *endpoint) {
 			g.byAge.remove(ep)
 		}
 		if cap(ep.ready) > idleCapacity {
+			b.buf.ready.put(ep.ready)
 			ep.ready = nil // an idle endpoint keeps at most a small buffer
 		}
 	} else {

@@ -140,7 +140,8 @@ func (o *outbound) liveRows() int {
 func (o *outbound) empty() bool { return o.head == len(o.rows) }
 
 // trimHead drops removed rows from the front, and compacts the slice when most of it is gone.
-func (o *outbound) trimHead() {
+// An emptied slice with more than idleCapacity of room goes back to the free list p.
+func (o *outbound) trimHead(p *slabs[txqRow]) {
 	for o.head < len(o.rows) && o.rows[o.head].removed {
 		o.rows[o.head] = txqRow{}
 		o.head++
@@ -149,6 +150,7 @@ func (o *outbound) trimHead() {
 		o.rows = o.rows[:0]
 		o.head = 0
 		if cap(o.rows) > idleCapacity {
+			p.put(o.rows)
 			o.rows = nil // an idle endpoint does not keep the room of its last burst
 		}
 	} else if o.head > 32 && o.head > len(o.rows)/2 {
@@ -206,7 +208,7 @@ func (b *Broker) queueRow(now time.Duration, ep *endpoint, mt MessageTypeID, byt
 		r.throughTXQ = true // the target queue is OFF: the row waits (G-18)
 		b.rowsThroughTXQ++
 	}
-	o.rows = append(o.rows, r)
+	o.rows = b.buf.rows.push(o.rows, r)
 	o.live++
 	b.dbs[b.cat.Services[ep.service].Database].txqRows++
 	b.counters.MessagesSent++
@@ -228,8 +230,9 @@ func (b *Broker) dropRows(now time.Duration, ep *endpoint, reason Reason) {
 			b.removeRow(now, ep, &o.rows[i], reason)
 		}
 	}
-	o.trimHead()
+	o.trimHead(&b.buf.rows)
 	checkShare(now, ep)
+	b.buf.unacked.put(o.unacked)
 	o.unacked, o.resend = nil, 0
 	b.makeReady(ep) // nothing is left to send: out of the scheduler
 }
@@ -404,7 +407,7 @@ func (b *Broker) sendFragment(now time.Duration, ep *endpoint, r *txqRow, f int3
 		b.counters.FragmentsRetransmitted++
 	} else {
 		r.nextUnsent = f + 1
-		o.unacked = append(o.unacked, inFlight{fragmentRef: fragmentRef{r.seq, f}})
+		o.unacked = b.buf.unacked.push(o.unacked, inFlight{fragmentRef: fragmentRef{r.seq, f}})
 		u = &o.unacked[len(o.unacked)-1]
 		o.sentTo = fragmentRef{r.seq, f + 1}
 		if f+1 == r.count {
@@ -465,7 +468,7 @@ func (b *Broker) emitFragment(now time.Duration, ep *endpoint, r *txqRow, f int3
 		frag.FromBroker, frag.ToBroker = ep.farBroker, b.brokerOf(ep.service)
 	}
 	if ep.in != nil && ep.in.ackOwed {
-		frag.Ack = ep.ackFor()
+		frag.Ack = ep.ackFor(&b.buf.ranges)
 		frag.Ack.Broker = b.brokerOf(ep.service)
 		ep.in.ackOwed = false
 		b.counters.AcksPiggybacked++
@@ -549,9 +552,10 @@ func (b *Broker) applyAck(now time.Duration, ep *endpoint, a *Ack) {
 	clear(o.unacked[len(kept):])
 	o.unacked = kept
 	if len(o.unacked) == 0 && cap(o.unacked) > idleCapacity {
+		b.buf.unacked.put(o.unacked)
 		o.unacked = nil // an idle endpoint does not keep the room of its last window
 	}
-	o.trimHead()
+	o.trimHead(&b.buf.rows)
 	checkShare(now, ep)
 	if ep.state == DisconnectedOutbound && o.empty() {
 		// DO + the far side's ack of our EndDialog or Error, and of everything before it,

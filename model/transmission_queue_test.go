@@ -336,7 +336,7 @@ func TestTransmissionQueueRowAssertionsFireOnACorruptedState(t *testing.T) {
 		{"an endpoint counting more live rows than it holds", func(ep *endpoint, _ *txqRow) { ep.out.live = 2 },
 			func(now time.Duration, ep *endpoint, _ *txqRow) {
 				ep.out.rows[0].removed = true
-				ep.out.trimHead()
+				ep.out.trimHead(&slabs[txqRow]{})
 				checkShare(now, ep)
 			},
 			"counts 2 live rows and holds 0 rows from its head at t=50ms"},

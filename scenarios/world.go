@@ -211,6 +211,8 @@ func (w *world) buildLinks() error {
 				return err
 			}
 			w.links[a][b], w.links[b][a] = pair.AToB, pair.BToA
+			pair.AToB.SetRelease(w.recycleTo(ia))
+			pair.BToA.SetRelease(w.recycleTo(ib))
 			w.pairs = append(w.pairs, linkPair{ia, ib, pair})
 			// Opening a connection costs the handshake's round trip (G-12).
 			rtt := cfg.AToB.LatencyFixed + cfg.BToA.LatencyFixed
@@ -243,6 +245,18 @@ func (w *world) deliverTo(address model.InstanceID) func(faulty.Delivery[model.P
 		w.step(to, func(b *model.Broker) { b.PacketArrived(w.now(), &d.Packet, d.Corrupt) })
 		if w.brokers[to].Counters().MessagesEnqueued > enqueued {
 			w.delivered(to)
+		}
+	}
+}
+
+// recycleTo returns where a link from address gives back the packets it is done with:
+// to the broker there, which sent them, so that its free lists get back what it filled.
+// No broker keeps a packet it received past PacketArrived, and nothing else in the world
+// keeps one past deliverTo.
+func (w *world) recycleTo(address model.InstanceID) func(model.Packet) {
+	return func(p model.Packet) {
+		if at := w.brokerAt(address); at >= 0 {
+			w.brokers[at].RecyclePacket(&p)
 		}
 	}
 }
