@@ -13,26 +13,33 @@ import (
 	"github.com/sbsim/sbsim/sim"
 )
 
-// runKeepingPackets is Run with recycling off, in the links and in the brokers: every packet
-// and every buffer of an endpoint keeps its own memory for ever, as before the brokers had
-// free lists.
-func runKeepingPackets(t *testing.T, cfg Config, seed uint64) *Result {
+// runAdjusted is Run with adjust applied to the world once it is built.
+func runAdjusted(t *testing.T, cfg Config, seed uint64, adjust func(w *world)) *Result {
 	t.Helper()
 	cat, err := model.Compile(cfg.Instances)
 	require.NoError(t, err)
 	require.NoError(t, cfg.Validate(cat))
 	w, err := build(&cfg, cat, seed)
 	require.NoError(t, err)
-	for _, p := range w.pairs {
-		p.pair.AToB.SetRelease(nil)
-		p.pair.BToA.SetRelease(nil)
-	}
-	for _, b := range w.brokers {
-		b.SetRecycling(false)
-	}
+	adjust(w)
 	reason := w.run()
 	w.finish(reason)
 	return w.result(reason, seed)
+}
+
+// runKeepingPackets is Run with recycling off, in the links and in the brokers: every packet
+// and every buffer of an endpoint keeps its own memory for ever, as before the brokers had
+// free lists.
+func runKeepingPackets(t *testing.T, cfg Config, seed uint64) *Result {
+	return runAdjusted(t, cfg, seed, func(w *world) {
+		for _, p := range w.pairs {
+			p.pair.AToB.SetRelease(nil)
+			p.pair.BToA.SetRelease(nil)
+		}
+		for _, b := range w.brokers {
+			b.SetRecycling(false)
+		}
+	})
 }
 
 // TestRecycledPacketsChangeNothing runs worlds whose brokers recycle their buffers (blocks

@@ -366,41 +366,6 @@ func (w *world) observe(r *model.TraceRecord) {
 	}
 }
 
-// timerSlab keeps the broker timers waiting in the engine; an event's argument is the
-// index of its slot, so that arming a timer allocates nothing once the slab has grown.
-type timerSlab struct {
-	w     *world
-	slots []timerSlot
-	free  []uint32
-}
-
-type timerSlot struct {
-	inst model.InstanceID
-	t    model.Timer
-}
-
-func (s *timerSlab) schedule(inst model.InstanceID, t model.Timer) {
-	var i uint32
-	if n := len(s.free); n > 0 {
-		i = s.free[n-1]
-		s.free = s.free[:n-1]
-	} else {
-		i = uint32(len(s.slots))
-		s.slots = append(s.slots, timerSlot{})
-	}
-	s.slots[i] = timerSlot{inst, t}
-	s.w.e.Schedule(max(t.At, s.w.e.Now()), s, uint64(i))
-}
-
-func (s *timerSlab) HandleEvent(i uint64) {
-	slot := s.slots[i]
-	s.free = append(s.free, uint32(i))
-	if s.w.brokers[slot.inst].Down() {
-		return // armed before the crash: a down instance takes no input (G-13)
-	}
-	s.w.step(slot.inst, func(b *model.Broker) { b.TimerFired(s.w.now(), slot.t) })
-}
-
 // changeEvent applies one timeline entry.
 type changeEvent struct{ w *world }
 
