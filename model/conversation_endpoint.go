@@ -111,7 +111,7 @@ type endpoint struct {
 	mirror InstanceID
 
 	// out and in are the two halves of the transmission object: nil until first used, and
-	// once their buffers are empty they keep at most idleCapacity entries of room.
+	// once their buffers are empty they go back to the broker's free lists (buffers.go).
 	out *outbound // transmission queue rows
 	in  *inbound  // out-of-order and partial messages, ack owed
 

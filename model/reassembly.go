@@ -203,7 +203,7 @@ func (b *Broker) advance(now time.Duration, ep *endpoint) {
 	}
 	if len(in.pending) > 0 && in.pending[0].seq == ep.receiveSeq {
 		ep.receiveFrag = in.pending[0].prefix()
-	} else if len(in.pending) == 0 && cap(in.pending) > idleCapacity {
+	} else if len(in.pending) == 0 {
 		b.buf.pending.put(in.pending)
 		in.pending = nil
 	}

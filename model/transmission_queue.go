@@ -140,7 +140,7 @@ func (o *outbound) liveRows() int {
 func (o *outbound) empty() bool { return o.head == len(o.rows) }
 
 // trimHead drops removed rows from the front, and compacts the slice when most of it is gone.
-// An emptied slice with more than idleCapacity of room goes back to the free list p.
+// An emptied slice goes back to the free list p: an idle endpoint keeps no room.
 func (o *outbound) trimHead(p *slabs[txqRow]) {
 	for o.head < len(o.rows) && o.rows[o.head].removed {
 		o.rows[o.head] = txqRow{}
@@ -149,10 +149,8 @@ func (o *outbound) trimHead(p *slabs[txqRow]) {
 	if o.head == len(o.rows) {
 		o.rows = o.rows[:0]
 		o.head = 0
-		if cap(o.rows) > idleCapacity {
-			p.put(o.rows)
-			o.rows = nil // an idle endpoint does not keep the room of its last burst
-		}
+		p.put(o.rows)
+		o.rows = nil
 	} else if o.head > 32 && o.head > len(o.rows)/2 {
 		n := copy(o.rows, o.rows[o.head:])
 		clear(o.rows[n:])
@@ -435,7 +433,8 @@ func (o *outbound) sentAgain(x fragmentRef) *inFlight {
 	return &o.unacked[i]
 }
 
-// idleCapacity is the most room an endpoint keeps in its buffers once they are empty.
+// idleCapacity is the most room a buffer without a free list (a group's heaps) keeps once
+// empty; an endpoint's buffers keep none, they go back to the broker's free lists.
 const idleCapacity = 8
 
 // maxRetries caps a fragment's retry count, which only sets its back-off (already at
@@ -551,7 +550,7 @@ func (b *Broker) applyAck(now time.Duration, ep *endpoint, a *Ack) {
 	}
 	clear(o.unacked[len(kept):])
 	o.unacked = kept
-	if len(o.unacked) == 0 && cap(o.unacked) > idleCapacity {
+	if len(o.unacked) == 0 {
 		b.buf.unacked.put(o.unacked)
 		o.unacked = nil // an idle endpoint does not keep the room of its last window
 	}
