@@ -22,8 +22,8 @@ type Broker struct {
 	// endpointStates counts the endpoints of each database by state (EndpointStates).
 	endpointStates []EndpointStateCounts
 
-	endpoints map[ConversationHandle]*endpoint // by handle, for applications and timers
-	dialogs   map[dialogKey]*endpoint          // by dialog and side, for arriving fragments
+	endpoints endpointTable                    // by handle, for applications and timers
+	dialogs   [2]endpointTable                 // by conversation id, [side(initiator)], for arriving fragments
 	retained  map[ConversationHandle]*endpoint // closed targets kept for late arrivals (G-16)
 	queues    []*serviceQueue                  // by QueueID; nil for other instances' queues
 	dbs       []*databaseState                 // by DatabaseID; nil for other instances' databases
@@ -175,8 +175,6 @@ func NewBroker(cat *Catalog, id InstanceID, cfg Config) (*Broker, error) {
 	}
 	b := &Broker{
 		id: id, cat: cat, cfg: cfg.WithDefaults(),
-		endpoints:     map[ConversationHandle]*endpoint{},
-		dialogs:       map[dialogKey]*endpoint{},
 		retained:      map[ConversationHandle]*endpoint{},
 		groups:        map[ConversationGroupID]*group{},
 		tasks:         map[TaskID]*task{},
@@ -256,7 +254,7 @@ func (b *Broker) EachTransmissionQueueRow(f func(TransmissionQueueRow)) {
 		}
 	}
 	var partial []TransmissionQueueRow
-	for _, ep := range b.endpoints {
+	for ep := range b.endpoints.all {
 		partial = b.partialRows(partial[:0], ep)
 		for _, r := range partial {
 			f(r)
@@ -481,7 +479,7 @@ func (b *Broker) TimerFired(now time.Duration, t Timer) {
 	}
 	switch t.Kind {
 	case TimerRetry:
-		if ep := b.endpoints[ConversationHandle(t.Key)]; ep != nil {
+		if ep := b.endpoints.get(uint64(ConversationHandle(t.Key))); ep != nil {
 			b.retry(t.At, ep)
 		}
 	case TimerAckFlush:
@@ -491,7 +489,7 @@ func (b *Broker) TimerFired(now time.Duration, t Timer) {
 	case TimerIdle:
 		b.idle(now, b.conns[t.Key])
 	case TimerLifetime:
-		if ep := b.endpoints[ConversationHandle(t.Key)]; ep != nil {
+		if ep := b.endpoints.get(uint64(ConversationHandle(t.Key))); ep != nil {
 			b.lifetimeExpired(now, ep)
 		}
 	case TimerRetention:
@@ -509,12 +507,12 @@ func (b *Broker) TimerFired(now time.Duration, t Timer) {
 	case TimerMonitorEvaluate:
 		b.monitorEvaluate(now, QueueID(t.Key))
 	case TimerRoute:
-		if ep := b.endpoints[ConversationHandle(t.Key)]; ep != nil && !ep.deleted {
+		if ep := b.endpoints.get(uint64(ConversationHandle(t.Key))); ep != nil && !ep.deleted {
 			ep.routeArmed = false
 			b.ensureRouted(now, ep)
 		}
 	case TimerDialog:
-		if ep := b.endpoints[ConversationHandle(t.Key)]; ep != nil && !ep.deleted && ep.grp != nil && ep.timerAt == t.At {
+		if ep := b.endpoints.get(uint64(ConversationHandle(t.Key))); ep != nil && !ep.deleted && ep.grp != nil && ep.timerAt == t.At {
 			ep.timerAt = 0
 			b.enqueue(now, ep, queuedMessage{seq: Unsequenced, msgType: DialogTimerMessageType}, !ep.isInitiator)
 		}
@@ -527,7 +525,7 @@ func (b *Broker) TimerFired(now time.Duration, t Timer) {
 // Endpoint returns the conversation endpoint with the handle, as sys.conversation_endpoints
 // shows it. Closed target endpoints stay visible while they are retained (G-16).
 func (b *Broker) Endpoint(h ConversationHandle) (ConversationEndpoint, bool) {
-	if ep := b.endpoints[h]; ep != nil {
+	if ep := b.endpoints.get(uint64(h)); ep != nil {
 		return ep.row(), true
 	}
 	return ConversationEndpoint{}, false
@@ -536,7 +534,7 @@ func (b *Broker) Endpoint(h ConversationHandle) (ConversationEndpoint, bool) {
 // EndpointStateOf returns the state of the endpoint with the handle, without building its
 // row; ok is false when the instance has no such endpoint (never begun, or forgotten).
 func (b *Broker) EndpointStateOf(h ConversationHandle) (state EndpointState, ok bool) {
-	if ep := b.endpoints[h]; ep != nil {
+	if ep := b.endpoints.get(uint64(h)); ep != nil {
 		return ep.state, true
 	}
 	return 0, false
@@ -544,12 +542,12 @@ func (b *Broker) EndpointStateOf(h ConversationHandle) (state EndpointState, ok 
 
 // EndpointCount returns how many endpoints the instance has, closed ones kept for their
 // retention included: what Endpoints would list, without building the list.
-func (b *Broker) EndpointCount() int { return len(b.endpoints) }
+func (b *Broker) EndpointCount() int { return b.endpoints.len() }
 
 // Endpoints returns every endpoint of the instance, ordered by handle.
 func (b *Broker) Endpoints() []ConversationEndpoint {
-	rows := make([]ConversationEndpoint, 0, len(b.endpoints))
-	for _, ep := range b.endpoints {
+	rows := make([]ConversationEndpoint, 0, b.endpoints.len())
+	for ep := range b.endpoints.all {
 		rows = append(rows, ep.row())
 	}
 	slices.SortFunc(rows, func(x, y ConversationEndpoint) int { return cmp.Compare(x.ConversationHandle, y.ConversationHandle) })
