@@ -89,7 +89,8 @@ type Broker struct {
 // Effects is what the inputs since the last Advance ask of the world.
 type Effects struct {
 	// Transmit holds packets for other instances, to carry over the links. The world owns
-	// them: the broker never touches a packet again once it is here.
+	// them: the broker never touches a packet again once it is here, unless the world
+	// gives it back with RecyclePacket when it is done with it.
 	Transmit []Packet
 	// Timers to arm; a timer fires TimerFired with the same value.
 	Timers []Timer
