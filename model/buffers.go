@@ -1,6 +1,9 @@
 package model
 
-import "math/bits"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // buffers are the broker's free lists of the slices its hot path fills and empties for
 // every message: blocks of fragments and packets of acknowledgements (given back by the
@@ -20,8 +23,8 @@ type buffers struct {
 }
 
 // slabs is a free list of slices of T by capacity class: class k holds slices with room for
-// at least 1<<k elements, at most slabsPerClass of them, so that what a burst left behind
-// is bounded.
+// at least 1<<k elements, at most slabBytesPerClass of room in all (and at least
+// slabsPerClassMin slices), so that what a burst left behind is bounded.
 type slabs[T any] struct {
 	free [slabClasses][][]T
 	// keep is set when recycling is off: put forgets the slice instead (SetRecycling).
@@ -29,12 +32,18 @@ type slabs[T any] struct {
 }
 
 const (
-	slabClasses   = 24
-	slabsPerClass = 4096
+	slabClasses       = 24
+	slabBytesPerClass = 1 << 20
+	slabsPerClassMin  = 16
 )
 
 // class returns the class of a slice with room for c elements: the largest k with 1<<k <= c.
 func slabClass(c int) int { return bits.Len(uint(c)) - 1 }
+
+// slabsPerClass is how many slices of class k, of elements of size bytes, a free list keeps.
+func slabsPerClass(size uintptr, k int) int {
+	return max(slabsPerClassMin, slabBytesPerClass/(int(size)<<k))
+}
 
 // get returns an empty slice with room for at least n elements.
 func (p *slabs[T]) get(n int) []T {
@@ -59,8 +68,9 @@ func (p *slabs[T]) put(s []T) {
 	if cap(s) == 0 || p.keep {
 		return
 	}
+	var zero T
 	k := slabClass(cap(s))
-	if k >= slabClasses || len(p.free[k]) >= slabsPerClass {
+	if k >= slabClasses || len(p.free[k]) >= slabsPerClass(unsafe.Sizeof(zero), k) {
 		return
 	}
 	s = s[:cap(s)]
