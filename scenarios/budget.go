@@ -143,7 +143,7 @@ func (w *world) memoryEstimate() ([]MemoryUse, int64) {
 		{"conversation endpoints", endpoints, endpoints * endpointBytes},
 		{"transmission queue rows", rows, rows * txqRowBytes},
 		{"ready messages", queued, queued * queuedMessageBytes},
-		{"pending events", int64(w.e.Pending()), int64(w.e.Pending()) * pendingEventBytes},
+		{"pending events", int64(w.timers.pendingEvents()), int64(w.timers.pendingEvents()) * pendingEventBytes},
 		{"series samples", series, seriesBytes},
 		{"trace records", int64(len(w.trace)), int64(len(w.trace)) * traceRecordBytes},
 		{"conversations the applications and checkers remember", conversations, conversations * conversationCost(w.cfg)},
