@@ -28,7 +28,7 @@ func TestPerformancePageListsEveryBenchmark(t *testing.T) {
 	}
 	var runs []*regexp.Regexp // the script's -bench patterns
 	for _, line := range strings.Split(string(script), "\n") {
-		if f := strings.Split(strings.Trim(strings.TrimSpace(line), `"`), ";"); len(f) == 7 && strings.HasPrefix(f[0], "./") {
+		if f := strings.Split(strings.Trim(strings.TrimSpace(line), `"`), ";"); len(f) == 8 && strings.HasPrefix(f[0], "./") {
 			top := strings.Split(strings.ReplaceAll(f[1], `\$`, `$`), "/")[0] // -bench matches the top level first
 			runs = append(runs, regexp.MustCompile(top))
 		}

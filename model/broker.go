@@ -22,8 +22,8 @@ type Broker struct {
 	// endpointStates counts the endpoints of each database by state (EndpointStates).
 	endpointStates []EndpointStateCounts
 
-	endpoints map[ConversationHandle]*endpoint // by handle, for applications and timers
-	dialogs   map[dialogKey]*endpoint          // by dialog and side, for arriving fragments
+	endpoints endpointTable                    // by handle, for applications and timers
+	dialogs   [2]endpointTable                 // by conversation id, [side(initiator)], for arriving fragments
 	retained  map[ConversationHandle]*endpoint // closed targets kept for late arrivals (G-16)
 	queues    []*serviceQueue                  // by QueueID; nil for other instances' queues
 	dbs       []*databaseState                 // by DatabaseID; nil for other instances' databases
@@ -37,6 +37,10 @@ type Broker struct {
 	// onPick, when set, sees every scheduling decision before it is carried out (tests).
 	onPick      func(now time.Duration, peer InstanceID, ep *endpoint)
 	selfPackets []Packet // packets to this instance, processed before the input returns
+	// buf holds the free lists of the hot path's slices (buffers.go); ackScratch is
+	// flushAcks' room to gather acknowledgements before it splits them into packets.
+	buf        buffers
+	ackScratch []Ack
 
 	counter      uint64 // for handles, conversation and group ids
 	queuingOrder int64
@@ -85,7 +89,8 @@ type Broker struct {
 // Effects is what the inputs since the last Advance ask of the world.
 type Effects struct {
 	// Transmit holds packets for other instances, to carry over the links. The world owns
-	// them: the broker never touches a packet again once it is here.
+	// them: the broker never touches a packet again once it is here, unless the world
+	// gives it back with RecyclePacket when it is done with it.
 	Transmit []Packet
 	// Timers to arm; a timer fires TimerFired with the same value.
 	Timers []Timer
@@ -171,8 +176,6 @@ func NewBroker(cat *Catalog, id InstanceID, cfg Config) (*Broker, error) {
 	}
 	b := &Broker{
 		id: id, cat: cat, cfg: cfg.WithDefaults(),
-		endpoints:     map[ConversationHandle]*endpoint{},
-		dialogs:       map[dialogKey]*endpoint{},
 		retained:      map[ConversationHandle]*endpoint{},
 		groups:        map[ConversationGroupID]*group{},
 		tasks:         map[TaskID]*task{},
@@ -252,7 +255,7 @@ func (b *Broker) EachTransmissionQueueRow(f func(TransmissionQueueRow)) {
 		}
 	}
 	var partial []TransmissionQueueRow
-	for _, ep := range b.endpoints {
+	for ep := range b.endpoints.all {
 		partial = b.partialRows(partial[:0], ep)
 		for _, r := range partial {
 			f(r)
@@ -396,6 +399,7 @@ func (b *Broker) pump(now time.Duration) {
 		p := b.selfPackets[0]
 		b.selfPackets = slices.Delete(b.selfPackets, 0, 1)
 		b.receivePacket(now, &p)
+		b.RecyclePacket(&p) // same-instance: nothing else holds it
 	}
 }
 
@@ -476,7 +480,7 @@ func (b *Broker) TimerFired(now time.Duration, t Timer) {
 	}
 	switch t.Kind {
 	case TimerRetry:
-		if ep := b.endpoints[ConversationHandle(t.Key)]; ep != nil {
+		if ep := b.endpoints.get(uint64(ConversationHandle(t.Key))); ep != nil {
 			b.retry(t.At, ep)
 		}
 	case TimerAckFlush:
@@ -486,7 +490,7 @@ func (b *Broker) TimerFired(now time.Duration, t Timer) {
 	case TimerIdle:
 		b.idle(now, b.conns[t.Key])
 	case TimerLifetime:
-		if ep := b.endpoints[ConversationHandle(t.Key)]; ep != nil {
+		if ep := b.endpoints.get(uint64(ConversationHandle(t.Key))); ep != nil {
 			b.lifetimeExpired(now, ep)
 		}
 	case TimerRetention:
@@ -504,12 +508,12 @@ func (b *Broker) TimerFired(now time.Duration, t Timer) {
 	case TimerMonitorEvaluate:
 		b.monitorEvaluate(now, QueueID(t.Key))
 	case TimerRoute:
-		if ep := b.endpoints[ConversationHandle(t.Key)]; ep != nil && !ep.deleted {
+		if ep := b.endpoints.get(uint64(ConversationHandle(t.Key))); ep != nil && !ep.deleted {
 			ep.routeArmed = false
 			b.ensureRouted(now, ep)
 		}
 	case TimerDialog:
-		if ep := b.endpoints[ConversationHandle(t.Key)]; ep != nil && !ep.deleted && ep.grp != nil && ep.timerAt == t.At {
+		if ep := b.endpoints.get(uint64(ConversationHandle(t.Key))); ep != nil && !ep.deleted && ep.grp != nil && ep.timerAt == t.At {
 			ep.timerAt = 0
 			b.enqueue(now, ep, queuedMessage{seq: Unsequenced, msgType: DialogTimerMessageType}, !ep.isInitiator)
 		}
@@ -522,7 +526,7 @@ func (b *Broker) TimerFired(now time.Duration, t Timer) {
 // Endpoint returns the conversation endpoint with the handle, as sys.conversation_endpoints
 // shows it. Closed target endpoints stay visible while they are retained (G-16).
 func (b *Broker) Endpoint(h ConversationHandle) (ConversationEndpoint, bool) {
-	if ep := b.endpoints[h]; ep != nil {
+	if ep := b.endpoints.get(uint64(h)); ep != nil {
 		return ep.row(), true
 	}
 	return ConversationEndpoint{}, false
@@ -531,7 +535,7 @@ func (b *Broker) Endpoint(h ConversationHandle) (ConversationEndpoint, bool) {
 // EndpointStateOf returns the state of the endpoint with the handle, without building its
 // row; ok is false when the instance has no such endpoint (never begun, or forgotten).
 func (b *Broker) EndpointStateOf(h ConversationHandle) (state EndpointState, ok bool) {
-	if ep := b.endpoints[h]; ep != nil {
+	if ep := b.endpoints.get(uint64(h)); ep != nil {
 		return ep.state, true
 	}
 	return 0, false
@@ -539,12 +543,12 @@ func (b *Broker) EndpointStateOf(h ConversationHandle) (state EndpointState, ok 
 
 // EndpointCount returns how many endpoints the instance has, closed ones kept for their
 // retention included: what Endpoints would list, without building the list.
-func (b *Broker) EndpointCount() int { return len(b.endpoints) }
+func (b *Broker) EndpointCount() int { return b.endpoints.len() }
 
 // Endpoints returns every endpoint of the instance, ordered by handle.
 func (b *Broker) Endpoints() []ConversationEndpoint {
-	rows := make([]ConversationEndpoint, 0, len(b.endpoints))
-	for _, ep := range b.endpoints {
+	rows := make([]ConversationEndpoint, 0, b.endpoints.len())
+	for ep := range b.endpoints.all {
 		rows = append(rows, ep.row())
 	}
 	slices.SortFunc(rows, func(x, y ConversationEndpoint) int { return cmp.Compare(x.ConversationHandle, y.ConversationHandle) })

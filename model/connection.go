@@ -171,7 +171,7 @@ func (b *Broker) addToBlock(peer InstanceID, f Fragment) {
 			b.openBlocks = append(b.openBlocks, peer)
 		}
 	}
-	c.block.Fragments = append(c.block.Fragments, f)
+	c.block.Fragments = b.buf.fragments.push(c.block.Fragments, f)
 	c.blockBytes += size
 	if len(c.block.Fragments) >= b.cfg.BlockFragmentsMax || c.blockBytes >= b.cfg.BlockBytesMax {
 		b.sendBlock(c)
@@ -229,7 +229,7 @@ func (b *Broker) armAckFlush(now time.Duration, c *connection) {
 // found no fragment to ride on, and the orphan ones.
 func (b *Broker) flushAcks(now time.Duration, c *connection) {
 	c.ackFlushArmed = false
-	acks := make([]Ack, 0, len(c.acksOwed)+len(c.orphanAcks))
+	acks := b.ackScratch[:0]
 	for _, ep := range c.acksOwed {
 		if ep.in == nil {
 			continue
@@ -237,7 +237,7 @@ func (b *Broker) flushAcks(now time.Duration, c *connection) {
 		ep.in.ackListed = false
 		if ep.in.ackOwed { // deleted endpoints too: the far side waits for it to close
 			ep.in.ackOwed = false
-			a := ep.ackFor()
+			a := ep.ackFor(&b.buf.ranges)
 			a.Broker, a.ToService, a.ToBroker = b.brokerOf(ep.service), ep.farName, ep.farBroker
 			acks = append(acks, a)
 		}
@@ -245,7 +245,10 @@ func (b *Broker) flushAcks(now time.Duration, c *connection) {
 	clear(c.acksOwed)
 	c.acksOwed = c.acksOwed[:0]
 	acks = append(acks, c.orphanAcks...)
+	clear(c.orphanAcks)
 	c.orphanAcks = c.orphanAcks[:0]
+	b.ackScratch = acks
+	defer clear(acks) // the packets own their acknowledgements' ranges now
 	if len(acks) == 0 {
 		return
 	}
@@ -260,7 +263,7 @@ func (b *Broker) flushAcks(now time.Duration, c *connection) {
 			bytes += ackSize(&acks[n])
 			n++
 		}
-		b.transmit(c, &Packet{From: b.id, To: c.peer, Acks: acks[:n:n]})
+		b.transmit(c, &Packet{From: b.id, To: c.peer, Acks: append(b.buf.acks.get(n), acks[:n]...)})
 		acks = acks[n:]
 	}
 }

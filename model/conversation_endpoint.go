@@ -111,7 +111,7 @@ type endpoint struct {
 	mirror InstanceID
 
 	// out and in are the two halves of the transmission object: nil until first used, and
-	// once their buffers are empty they keep at most idleCapacity entries of room.
+	// once their buffers are empty they go back to the broker's free lists (buffers.go).
 	out *outbound // transmission queue rows
 	in  *inbound  // out-of-order and partial messages, ack owed
 
@@ -170,10 +170,25 @@ func (ep *endpoint) row() ConversationEndpoint {
 	return r
 }
 
-// dialogKey finds an endpoint from an arriving fragment: the dialog and the side.
-type dialogKey struct {
-	conv      ConversationID
-	initiator bool
+// side indexes Broker.dialogs: an endpoint is found from an arriving fragment by its
+// dialog and its side.
+func side(initiator bool) int {
+	if initiator {
+		return 1
+	}
+	return 0
+}
+
+// allDialogs yields every endpoint of Broker.dialogs, targets first, each side in the
+// order of conversation ids.
+func (b *Broker) allDialogs(yield func(*endpoint) bool) {
+	for i := range b.dialogs {
+		for ep := range b.dialogs[i].all {
+			if !yield(ep) {
+				return
+			}
+		}
+	}
 }
 
 // setState moves the endpoint to a new state and traces it.

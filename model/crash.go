@@ -123,7 +123,7 @@ func (b *Broker) Restart(now time.Duration) {
 // included (END CONVERSATION WITH CLEANUP leaves those out of sys.conversation_endpoints),
 // ordered by handle.
 func (b *Broker) liveEndpoints() []*endpoint {
-	eps := slices.Collect(maps.Values(b.dialogs))
+	eps := slices.Collect(b.allDialogs)
 	slices.SortFunc(eps, func(x, y *endpoint) int { return cmp.Compare(x.handle, y.handle) })
 	return eps
 }
@@ -203,7 +203,7 @@ func (b *Broker) endTasks(now time.Duration) {
 // their first fragment. The order endpoints are visited in does not matter: each is
 // reset on its own.
 func (b *Broker) loseTransmissionState(now time.Duration) {
-	for _, ep := range b.dialogs {
+	for ep := range b.allDialogs {
 		ep.scheduled = false
 		ep.hasTO = false
 		ep.routeArmed = false // a delayed conversation's next try is a timer (G-28)

@@ -91,7 +91,7 @@ func (b *Broker) beginDialog(now time.Duration, from ServiceID, to ServiceName, 
 
 func (b *Broker) register(now time.Duration, ep *endpoint, state EndpointState) {
 	b.list(ep)
-	b.dialogs[dialogKey{ep.conv, ep.isInitiator}] = ep
+	b.dialogs[side(ep.isInitiator)].set(uint64(ep.conv), ep)
 	b.counters.EndpointsCreated++
 	b.setState(now, ep, state)
 }
@@ -141,6 +141,7 @@ func (b *Broker) EndConversation(now time.Duration, h ConversationHandle, opts E
 func (b *Broker) endConversation(now time.Duration, ep *endpoint, opts EndOptions) {
 	b.leave(ep) // its messages leave the queue, and the conversation its group (DLG-15)
 	if ep.in != nil {
+		b.buf.pending.put(ep.in.pending)
 		ep.in.pending = nil
 	}
 	switch {
@@ -169,7 +170,7 @@ func (b *Broker) endConversation(now time.Duration, ep *endpoint, opts EndOption
 // ended (DLG-11). END CONVERSATION WITH CLEANUP is also the way out for an endpoint stuck in
 // DO, waiting for an acknowledgement that will never come (DLG-10).
 func (b *Broker) liveEndpoint(h ConversationHandle, statement string, cleanup bool) (*endpoint, error) {
-	ep := b.endpoints[h]
+	ep := b.endpoints.get(uint64(h))
 	if ep == nil || ep.state == Closed || (ep.state == DisconnectedOutbound && !cleanup) {
 		return nil, fmt.Errorf("%s on %v: %w", statement, h, ErrHandleNotFound)
 	}
@@ -192,6 +193,7 @@ func (b *Broker) closeEndpoint(now time.Duration, ep *endpoint) {
 		b.delete(ep)
 		return
 	}
+	b.releaseBuffers(ep)
 	ep.retainUntil = now + b.cfg.ClosedTargetRetention
 	b.retained[ep.handle] = ep
 	b.timer(ep.retainUntil, TimerRetention, uint64(ep.handle))
@@ -236,7 +238,8 @@ func (b *Broker) delete(ep *endpoint) {
 	b.stopTransmitting(ep)
 	b.unlist(ep)
 	delete(b.retained, ep.handle)
-	delete(b.dialogs, dialogKey{ep.conv, ep.isInitiator})
+	b.dialogs[side(ep.isInitiator)].remove(uint64(ep.conv))
+	b.releaseBuffers(ep)
 	b.counters.EndpointsDeleted++
 }
 
@@ -299,7 +302,7 @@ func (b *Broker) receivePacket(now time.Duration, p *Packet) {
 // ackArrived applies an acknowledgement to the endpoint that sent the data it covers, and
 // reports whether this instance has that endpoint.
 func (b *Broker) ackArrived(now time.Duration, a *Ack) bool {
-	ep := b.dialogs[dialogKey{a.Conversation, a.FromInitiator}]
+	ep := b.dialogs[side(a.FromInitiator)].get(uint64(a.Conversation))
 	if ep == nil {
 		return false
 	}
@@ -316,7 +319,7 @@ func (b *Broker) ackArrived(now time.Duration, a *Ack) bool {
 // when a dialog's first fragment arrives (DLG-3) and discarding what G-16 says to discard.
 func (b *Broker) fragmentArrived(now time.Duration, from InstanceID, f *Fragment) {
 	b.counters.FragmentsReceived++
-	ep := b.dialogs[dialogKey{f.Conversation, !f.FromInitiator}]
+	ep := b.dialogs[side(!f.FromInitiator)].get(uint64(f.Conversation))
 	if ep == nil && from != b.id && b.passOn(now, f) {
 		return // not for this instance: forwarded or dropped (RTE-4, RTE-5)
 	}

@@ -38,7 +38,7 @@ func (b *Broker) countState(ep *endpoint, from, to EndpointState) {
 
 // list adds ep to sys.conversation_endpoints; unlist takes it out, once.
 func (b *Broker) list(ep *endpoint) {
-	b.endpoints[ep.handle] = ep
+	b.endpoints.set(uint64(ep.handle), ep)
 	ep.listed = true
 	b.countState(ep, 0, ep.state)
 }
@@ -46,15 +46,16 @@ func (b *Broker) list(ep *endpoint) {
 func (b *Broker) unlist(ep *endpoint) {
 	b.countState(ep, ep.state, 0)
 	ep.listed = false
-	delete(b.endpoints, ep.handle)
+	b.endpoints.remove(uint64(ep.handle))
 }
 
 // EndpointsUpTo returns the first n rows of sys.conversation_endpoints, by handle, as
 // Endpoints would list them, and how many rows there are in all: a bounded look at an
 // instance that may hold a million endpoints, without building every row.
 func (b *Broker) EndpointsUpTo(n int) (rows []ConversationEndpoint, total int) {
-	first := make([]ConversationHandle, 0, min(n, len(b.endpoints))) // the n smallest handles, in order
-	for h := range b.endpoints {
+	first := make([]ConversationHandle, 0, min(n, b.endpoints.len())) // the n smallest handles, in order
+	for ep := range b.endpoints.all {
+		h := ep.handle
 		if len(first) == n && (n == 0 || h > first[n-1]) {
 			continue
 		}
@@ -67,7 +68,7 @@ func (b *Broker) EndpointsUpTo(n int) (rows []ConversationEndpoint, total int) {
 	}
 	rows = make([]ConversationEndpoint, 0, len(first))
 	for _, h := range first {
-		rows = append(rows, b.endpoints[h].row())
+		rows = append(rows, b.endpoints.get(uint64(h)).row())
 	}
-	return rows, len(b.endpoints)
+	return rows, b.endpoints.len()
 }

@@ -338,9 +338,8 @@ func (b *Broker) readyChanged(ep *endpoint) {
 			g.byLevel.remove(ep)
 			g.byAge.remove(ep)
 		}
-		if cap(ep.ready) > idleCapacity {
-			ep.ready = nil // an idle endpoint keeps at most a small buffer
-		}
+		b.buf.ready.put(ep.ready)
+		ep.ready = nil // an idle endpoint keeps no room: the free list does
 	} else {
 		ep.oldestReady = oldestOrder(ep.ready)
 		if ep.levelIdx >= 0 {

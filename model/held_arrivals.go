@@ -145,7 +145,7 @@ func (b *Broker) partialRowsOfOffQueues(db DatabaseID) int {
 		return 0
 	}
 	n := 0
-	for _, ep := range b.endpoints {
+	for ep := range b.endpoints.all {
 		if partialsInTransmissionQueue(ep) && b.cat.Services[ep.service].Database == db {
 			n += len(ep.in.pending)
 		}
@@ -173,7 +173,7 @@ func (b *Broker) holdLocalRows(ep *endpoint) {
 // through a transmission queue uses one (TXQ-6). The row is still live: its
 // acknowledgement has not been processed yet.
 func (b *Broker) receiveThroughTXQ(ep *endpoint, f *Fragment) {
-	s := b.dialogs[dialogKey{f.Conversation, f.FromInitiator}]
+	s := b.dialogs[side(f.FromInitiator)].get(uint64(f.Conversation))
 	if s == nil || s.out == nil {
 		return
 	}

@@ -111,7 +111,7 @@ func (b *Broker) enqueue(now time.Duration, ep *endpoint, m queuedMessage, fromI
 	m.enqueuedAt = now
 	q := ep.grp.queue
 	wasEmpty := q.ready == 0
-	ep.ready = insertReady(ep.ready, m)
+	ep.ready = insertReady(b.buf.ready.grow(ep.ready), m)
 	b.counters.MessagesEnqueued++
 	b.trace(TraceRecord{At: now, Kind: TraceMessageReady, Peer: ep.farInstance, Conversation: ep.conv,
 		FromInitiator: fromInitiator, Sequence: m.seq, MessageType: m.msgType, Bytes: m.bytes, SentAt: m.sentAt, Group: ep.group})

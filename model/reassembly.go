@@ -99,7 +99,7 @@ func (in *inbound) heldFragments() int {
 }
 
 // find returns the pending message seq, creating it from the fragment when absent.
-func (in *inbound) find(now time.Duration, f *Fragment) *partialMessage {
+func (in *inbound) find(now time.Duration, f *Fragment, p *slabs[partialMessage]) *partialMessage {
 	if n := len(in.pending); n > 0 && in.pending[n-1].seq == f.Sequence {
 		return &in.pending[n-1] // the common case: the message being reassembled
 	}
@@ -109,14 +109,15 @@ func (in *inbound) find(now time.Duration, f *Fragment) *partialMessage {
 	if !found {
 		m := partialMessage{seq: f.Sequence, msgType: f.MessageType, bytes: f.MessageBytes, sentAt: f.SentAt, txAt: f.TransmittedAt,
 			errorCode: f.ErrorCode, count: f.Count, storedAt: now}
-		in.pending = slices.Insert(in.pending, i, m)
+		in.pending = slices.Insert(p.grow(in.pending), i, m)
 	}
 	return &in.pending[i]
 }
 
 // ackFor builds the acknowledgement of everything the endpoint holds (G-20): the cumulative
 // point (receive_sequence, receive_sequence_frag) and the fragments held beyond it.
-func (ep *endpoint) ackFor() Ack {
+// Its ranges come from the free list p: the packet that carries the acknowledgement owns them.
+func (ep *endpoint) ackFor(p *slabs[FragmentRange]) Ack {
 	a := Ack{Valid: true, Conversation: ep.conv, FromInitiator: !ep.isInitiator,
 		Sequence: ep.receiveSeq, Fragment: ep.receiveFrag}
 	if ep.in == nil {
@@ -130,13 +131,13 @@ func (ep *endpoint) ackFor() Ack {
 		}
 		if m.count == 1 {
 			if m.got > 0 && start == 0 {
-				a.Selective = append(a.Selective, FragmentRange{Sequence: m.seq, From: 0, To: 1})
+				a.Selective = p.push(a.Selective, FragmentRange{Sequence: m.seq, From: 0, To: 1})
 			}
 			continue
 		}
 		for _, s := range m.held {
 			if s.to > start {
-				a.Selective = append(a.Selective, FragmentRange{Sequence: m.seq, From: max(s.from, start), To: s.to})
+				a.Selective = p.push(a.Selective, FragmentRange{Sequence: m.seq, From: max(s.from, start), To: s.to})
 			}
 		}
 	}
@@ -162,7 +163,7 @@ func (b *Broker) receiveFragment(now time.Duration, ep *endpoint, f *Fragment) {
 	if ep.in == nil {
 		ep.in = &inbound{}
 	}
-	m := ep.in.find(now, f)
+	m := ep.in.find(now, f, &b.buf.pending)
 	if m.has(f.Index) {
 		b.duplicate(now, ep, f)
 		return
@@ -202,7 +203,8 @@ func (b *Broker) advance(now time.Duration, ep *endpoint) {
 	}
 	if len(in.pending) > 0 && in.pending[0].seq == ep.receiveSeq {
 		ep.receiveFrag = in.pending[0].prefix()
-	} else if len(in.pending) == 0 && cap(in.pending) > idleCapacity {
+	} else if len(in.pending) == 0 {
+		b.buf.pending.put(in.pending)
 		in.pending = nil
 	}
 }
@@ -236,6 +238,7 @@ func (b *Broker) errorArrived(now time.Duration, ep *endpoint) {
 	}
 	ep.discardArrivals = true
 	if ep.in != nil {
+		b.buf.pending.put(ep.in.pending)
 		ep.in.pending = nil
 	}
 	b.dropRows(now, ep, ReasonErrorReceived)

@@ -35,7 +35,7 @@ func TestG20_HeldRangesAgreeWithOneFlagPerFragment(t *testing.T) {
 					require.Equal(t, prefix, m.prefix(), "step %d: prefix", step)
 					for _, start := range []int32{0, prefix} {
 						ep := &endpoint{receiveSeq: 0, receiveFrag: start, in: &inbound{pending: []partialMessage{m}}}
-						assert.Equal(t, flagRanges(flags, start), ep.ackFor().Selective, "step %d: ranges from %d", step, start)
+						assert.Equal(t, flagRanges(flags, start), ep.ackFor(&slabs[FragmentRange]{}).Selective, "step %d: ranges from %d", step, start)
 					}
 				}
 				assert.True(t, m.complete())

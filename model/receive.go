@@ -77,7 +77,7 @@ func (b *Broker) execReceive(now time.Duration, t *Tx, st *statement) bool {
 	where := st.handle != 0 || st.group != 0
 	switch {
 	case st.handle != 0:
-		ep := b.endpoints[st.handle]
+		ep := b.endpoints.get(uint64(st.handle))
 		if ep == nil || ep.deleted || ep.grp == nil || ep.grp.queue != q || slices.Contains(t.ended, st.handle) {
 			st.err = fmt.Errorf("%s WHERE conversation_handle = %v: %w", name, st.handle, ErrHandleNotFound)
 			return true

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -540,8 +539,7 @@ func (b *Broker) PrincipalMoved(now time.Duration, from, to InstanceID) {
 		b.moved = map[InstanceID]InstanceID{}
 	}
 	b.moved[from] = to
-	for _, h := range slices.Sorted(maps.Keys(b.endpoints)) {
-		ep := b.endpoints[h]
+	for ep := range b.endpoints.all { // in handle order
 		if ep.deleted || !ep.routed || ep.local || ep.farInstance != from || ep.mirror != to {
 			continue
 		}

@@ -28,7 +28,7 @@ func referenceChoice(b *Broker, now time.Duration, peer InstanceID) (*endpoint, 
 		since time.Duration
 	}
 	var all []due
-	for _, ep := range b.endpoints {
+	for ep := range b.endpoints.all {
 		if ep.local || ep.deleted || ep.farInstance != peer || ep.out == nil {
 			continue
 		}
@@ -187,7 +187,7 @@ func runScheduler(t *testing.T, s schedulerSpec) string {
 		messages, frags := 1+r.IntN(6), 1+r.IntN(s.MaxFrags)
 		w.at(start, func() {
 			h := w.begin("Initiator", "Target", "RequestReply", BeginDialogOptions{})
-			a.endpoints[h].priority = level // as if a broker priority matched (PRI-4 is tested apart)
+			a.endpoints.get(uint64(h)).priority = level // as if a broker priority matched (PRI-4 is tested apart)
 			for range messages {
 				require.NoError(t, w.send(instA, h, "Request", int64(frags*256)))
 			}
@@ -251,7 +251,7 @@ func TestPRI12_HonorBrokerPriorityOrdersTheBacklog(t *testing.T) {
 			a.onPick = func(now time.Duration, peer InstanceID, ep *endpoint) { order = append(order, ep.priority) }
 			for _, level := range []PriorityLevel{1, 5, 10, 3, 8} {
 				h := w.begin("Initiator", "Target", "RequestReply", BeginDialogOptions{})
-				a.endpoints[h].priority = level
+				a.endpoints.get(uint64(h)).priority = level
 				require.NoError(t, w.send(instA, h, "Request", 100))
 			}
 			w.runUntil(time.Second)
@@ -277,19 +277,19 @@ func TestG11_AgingBoundsTheWaitOfALowLevel(t *testing.T) {
 		a := w.brokers[instA]
 		require.NoError(t, a.SetHonorBrokerPriority(0, 0, true))
 		low := w.begin("Initiator", "Target", "RequestReply", BeginDialogOptions{})
-		a.endpoints[low].priority = 1
+		a.endpoints.get(uint64(low)).priority = 1
 		// A level-10 flood: a new dialog of 20 fragments every 100 ms for 10 s.
 		for k := range 100 {
 			w.at(time.Duration(k)*step, func() {
 				h := w.begin("Initiator", "Target", "RequestReply", BeginDialogOptions{})
-				a.endpoints[h].priority = 10
+				a.endpoints.get(uint64(h)).priority = 10
 				require.NoError(t, w.send(instA, h, "Request", 20*8192))
 			})
 		}
 		w.at(time.Millisecond, func() { require.NoError(t, w.send(instA, low, "Request", 100)) })
 		w.runUntil(time.Minute)
 		for _, r := range w.records(instA, TraceFragmentSent) {
-			if ep := a.endpoints[low]; ep != nil && r.Conversation == ep.conv {
+			if ep := a.endpoints.get(uint64(low)); ep != nil && r.Conversation == ep.conv {
 				return r.At
 			}
 		}
@@ -348,7 +348,7 @@ func TestG11_TiesTakeTurns(t *testing.T) {
 
 	var order []int
 	for _, r := range w.records(instA, TraceFragmentSent) {
-		if r.Conversation == a.endpoints[first].conv {
+		if r.Conversation == a.endpoints.get(uint64(first)).conv {
 			order = append(order, 1)
 		} else {
 			order = append(order, 2)
@@ -369,7 +369,7 @@ func TestG26_HonorIsOffByDefaultAndRowsShowTheEndpointLevel(t *testing.T) {
 	a.onPick = func(now time.Duration, peer InstanceID, ep *endpoint) { order = append(order, ep.priority) }
 	for _, level := range []PriorityLevel{1, 10, 3} {
 		h := w.begin("Initiator", "Target", "RequestReply", BeginDialogOptions{})
-		a.endpoints[h].priority = level
+		a.endpoints.get(uint64(h)).priority = level
 		require.NoError(t, w.send(instA, h, "Request", 100))
 	}
 	var shown []PriorityLevel

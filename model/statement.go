@@ -202,7 +202,7 @@ func (b *Broker) execBeginDialog(now time.Duration, t *Tx, st *statement) bool {
 	var g *group
 	switch {
 	case opts.RelatedConversation != 0:
-		rel := b.endpoints[opts.RelatedConversation]
+		rel := b.endpoints.get(uint64(opts.RelatedConversation))
 		if rel == nil || rel.deleted || rel.grp == nil {
 			st.err = fmt.Errorf("BEGIN DIALOG WITH RELATED_CONVERSATION = %v: %w", opts.RelatedConversation, ErrRelatedConversation)
 			return true

@@ -268,7 +268,7 @@ func (b *Broker) rollback(now time.Duration, t *Tx, sp *savepoint) {
 			if ep.deleted || ep.grp == nil {
 				continue // the conversation ended meanwhile: its messages are gone with it
 			}
-			ep.ready = insertReady(ep.ready, u.msg)
+			ep.ready = insertReady(b.buf.ready.grow(ep.ready), u.msg)
 			b.readyChanged(ep)
 		case undoBegin:
 			b.leave(u.ep)

@@ -140,7 +140,8 @@ func (o *outbound) liveRows() int {
 func (o *outbound) empty() bool { return o.head == len(o.rows) }
 
 // trimHead drops removed rows from the front, and compacts the slice when most of it is gone.
-func (o *outbound) trimHead() {
+// An emptied slice goes back to the free list p: an idle endpoint keeps no room.
+func (o *outbound) trimHead(p *slabs[txqRow]) {
 	for o.head < len(o.rows) && o.rows[o.head].removed {
 		o.rows[o.head] = txqRow{}
 		o.head++
@@ -148,9 +149,8 @@ func (o *outbound) trimHead() {
 	if o.head == len(o.rows) {
 		o.rows = o.rows[:0]
 		o.head = 0
-		if cap(o.rows) > idleCapacity {
-			o.rows = nil // an idle endpoint does not keep the room of its last burst
-		}
+		p.put(o.rows)
+		o.rows = nil
 	} else if o.head > 32 && o.head > len(o.rows)/2 {
 		n := copy(o.rows, o.rows[o.head:])
 		clear(o.rows[n:])
@@ -206,7 +206,7 @@ func (b *Broker) queueRow(now time.Duration, ep *endpoint, mt MessageTypeID, byt
 		r.throughTXQ = true // the target queue is OFF: the row waits (G-18)
 		b.rowsThroughTXQ++
 	}
-	o.rows = append(o.rows, r)
+	o.rows = b.buf.rows.push(o.rows, r)
 	o.live++
 	b.dbs[b.cat.Services[ep.service].Database].txqRows++
 	b.counters.MessagesSent++
@@ -228,8 +228,9 @@ func (b *Broker) dropRows(now time.Duration, ep *endpoint, reason Reason) {
 			b.removeRow(now, ep, &o.rows[i], reason)
 		}
 	}
-	o.trimHead()
+	o.trimHead(&b.buf.rows)
 	checkShare(now, ep)
+	b.buf.unacked.put(o.unacked)
 	o.unacked, o.resend = nil, 0
 	b.makeReady(ep) // nothing is left to send: out of the scheduler
 }
@@ -404,7 +405,7 @@ func (b *Broker) sendFragment(now time.Duration, ep *endpoint, r *txqRow, f int3
 		b.counters.FragmentsRetransmitted++
 	} else {
 		r.nextUnsent = f + 1
-		o.unacked = append(o.unacked, inFlight{fragmentRef: fragmentRef{r.seq, f}})
+		o.unacked = b.buf.unacked.push(o.unacked, inFlight{fragmentRef: fragmentRef{r.seq, f}})
 		u = &o.unacked[len(o.unacked)-1]
 		o.sentTo = fragmentRef{r.seq, f + 1}
 		if f+1 == r.count {
@@ -432,7 +433,8 @@ func (o *outbound) sentAgain(x fragmentRef) *inFlight {
 	return &o.unacked[i]
 }
 
-// idleCapacity is the most room an endpoint keeps in its buffers once they are empty.
+// idleCapacity is the most room a buffer without a free list (a group's heaps) keeps once
+// empty; an endpoint's buffers keep none, they go back to the broker's free lists.
 const idleCapacity = 8
 
 // maxRetries caps a fragment's retry count, which only sets its back-off (already at
@@ -465,7 +467,7 @@ func (b *Broker) emitFragment(now time.Duration, ep *endpoint, r *txqRow, f int3
 		frag.FromBroker, frag.ToBroker = ep.farBroker, b.brokerOf(ep.service)
 	}
 	if ep.in != nil && ep.in.ackOwed {
-		frag.Ack = ep.ackFor()
+		frag.Ack = ep.ackFor(&b.buf.ranges)
 		frag.Ack.Broker = b.brokerOf(ep.service)
 		ep.in.ackOwed = false
 		b.counters.AcksPiggybacked++
@@ -548,10 +550,11 @@ func (b *Broker) applyAck(now time.Duration, ep *endpoint, a *Ack) {
 	}
 	clear(o.unacked[len(kept):])
 	o.unacked = kept
-	if len(o.unacked) == 0 && cap(o.unacked) > idleCapacity {
+	if len(o.unacked) == 0 {
+		b.buf.unacked.put(o.unacked)
 		o.unacked = nil // an idle endpoint does not keep the room of its last window
 	}
-	o.trimHead()
+	o.trimHead(&b.buf.rows)
 	checkShare(now, ep)
 	if ep.state == DisconnectedOutbound && o.empty() {
 		// DO + the far side's ack of our EndDialog or Error, and of everything before it,

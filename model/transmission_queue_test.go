@@ -234,8 +234,8 @@ func TestTXQ6_IdleEndpointReleasesTheRoomOfItsLastBurst(t *testing.T) {
 	w.runUntil(w.now + time.Minute)
 	require.Empty(t, w.brokers[instA].TransmissionQueue())
 
-	iep := w.brokers[instA].endpoints[d.initiator]
-	tep := w.brokers[instB].dialogs[dialogKey{d.conv, false}]
+	iep := w.brokers[instA].endpoints.get(uint64(d.initiator))
+	tep := w.brokers[instB].dialogs[side(false)].get(uint64(d.conv))
 	assert.LessOrEqual(t, cap(iep.out.rows), idleCapacity)
 	assert.LessOrEqual(t, cap(tep.in.pending), idleCapacity)
 }
@@ -286,7 +286,7 @@ func TestPRI13_MessagesHeldForAnOffQueueLeaveByLevel(t *testing.T) {
 	w.alterQueue("LocalTargetQueue", QueueOff)
 	for _, level := range []PriorityLevel{3, 9, 5} {
 		h := w.begin("Initiator", "LocalTarget", "RequestReply", BeginDialogOptions{})
-		a.endpoints[h].priority = level
+		a.endpoints.get(uint64(h)).priority = level
 		require.NoError(t, w.send(instA, h, "Request", 100))
 	}
 	w.alterQueue("LocalTargetQueue", QueueOn)
@@ -336,7 +336,7 @@ func TestTransmissionQueueRowAssertionsFireOnACorruptedState(t *testing.T) {
 		{"an endpoint counting more live rows than it holds", func(ep *endpoint, _ *txqRow) { ep.out.live = 2 },
 			func(now time.Duration, ep *endpoint, _ *txqRow) {
 				ep.out.rows[0].removed = true
-				ep.out.trimHead()
+				ep.out.trimHead(&slabs[txqRow]{})
 				checkShare(now, ep)
 			},
 			"counts 2 live rows and holds 0 rows from its head at t=50ms"},
@@ -350,7 +350,7 @@ func TestTransmissionQueueRowAssertionsFireOnACorruptedState(t *testing.T) {
 			w.brokers[instA].SetConnectDelay(instB, time.Second) // the row stays unsent
 			d := beginDialog(w, "Target", "RequestReply", BeginDialogOptions{})
 			require.NoError(t, d.sendRequest())
-			ep := w.brokers[instA].endpoints[d.initiator]
+			ep := w.brokers[instA].endpoints.get(uint64(d.initiator))
 			require.NotNil(t, ep.out, "the SEND queued a row")
 			require.Len(t, ep.out.rows, 1)
 			require.Equal(t, int32(1), ep.out.live)

@@ -143,7 +143,7 @@ func (w *world) memoryEstimate() ([]MemoryUse, int64) {
 		{"conversation endpoints", endpoints, endpoints * endpointBytes},
 		{"transmission queue rows", rows, rows * txqRowBytes},
 		{"ready messages", queued, queued * queuedMessageBytes},
-		{"pending events", int64(w.e.Pending()), int64(w.e.Pending()) * pendingEventBytes},
+		{"pending events", int64(w.timers.pendingEvents()), int64(w.timers.pendingEvents()) * pendingEventBytes},
 		{"series samples", series, seriesBytes},
 		{"trace records", int64(len(w.trace)), int64(len(w.trace)) * traceRecordBytes},
 		{"conversations the applications and checkers remember", conversations, conversations * conversationCost(w.cfg)},
@@ -187,7 +187,7 @@ func conversationCost(c *Config) int64 {
 	if c.CheckInvariants {
 		n += checkedConvBytes
 	}
-	if c.Trace {
+	if c.Trace || c.Conversations {
 		n += int64(unsafe.Sizeof(conversationStats{})) + 64
 	}
 	return n

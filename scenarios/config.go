@@ -48,8 +48,17 @@ type Config struct {
 	// MaxMemory is the run's memory budget in bytes, against an estimate counted from the
 	// model's objects (MemoryLimit); zero means DefaultMaxMemory.
 	MaxMemory int64
-	// Trace keeps every trace record in the Result.
+	// Trace keeps every trace record in the Result (Result.Trace), and the table of
+	// conversations (Result.Conversations). A long run's trace is large: a run that writes
+	// it rather than keeps it gives TraceSink instead.
 	Trace bool
+	// Conversations counts the table of conversations (Result.Conversations) from the
+	// trace records as they happen, without keeping them. Trace implies it.
+	Conversations bool
+	// TraceSink, when set, is handed every trace record as it happens, stamped with its
+	// event number, in the order Result.Trace would hold them (TraceSink); it needs neither
+	// Trace nor Conversations.
+	TraceSink TraceSink
 	// CheckInvariants runs the invariant checkers online and stops at the first violation.
 	CheckInvariants bool
 	// Liveness is the liveness phase the checkers hold the run to (INV-12).

@@ -352,31 +352,30 @@ func checkWorldConfig(s worldSpec, cfg Config) string {
 	// its initiator in DO with the rows the target never acknowledges.
 	targets, initiators, rows := res.FindingCount, res.FindingCount, res.FindingCount*(s.Messages+1)
 	open, disconnected := leakable(cfg) // what the life cycles and pools leave (lifecycles.md)
+	// The allowances hold for the whole world, not per instance: a finding's target and a
+	// pool's open dialog are both SI or CO, so the endpoints are counted by state over every
+	// instance and compared with the allowances together (one instance's pooled dialogs
+	// must not use up the findings' allowance that another instance's re-created targets
+	// need).
+	var left [model.Closed + 1]int
 	for _, in := range res.Instances {
 		if in.TransmissionQueueRows > rows {
 			problems = append(problems, fmt.Sprintf("instance %s: %d rows left in the transmission queue", in.Name, in.TransmissionQueueRows))
 		}
 		rows -= min(rows, in.TransmissionQueueRows)
 		for _, sc := range in.EndpointStates {
-			if (sc.State == model.StartedInbound || sc.State == model.Conversing) && sc.Count <= targets {
-				targets -= sc.Count
-				continue
-			}
-			if sc.State == model.DisconnectedOutbound && sc.Count <= initiators {
-				initiators -= sc.Count
-				continue
-			}
-			if (sc.State == model.StartedOutbound || sc.State == model.StartedInbound || sc.State == model.Conversing) && sc.Count <= open {
-				open -= sc.Count
-				continue
-			}
-			if sc.State == model.DisconnectedInbound && sc.Count <= disconnected {
-				disconnected -= sc.Count
-				continue
-			}
-			problems = append(problems, fmt.Sprintf("instance %s: endpoints left at the end: %v", in.Name, in.EndpointStates))
-			break
+			left[sc.State] += sc.Count
 		}
+	}
+	startedOut, live := left[model.StartedOutbound], left[model.StartedInbound]+left[model.Conversing]
+	if startedOut > open || startedOut+live > open+targets || left[model.DisconnectedOutbound] > initiators ||
+		left[model.DisconnectedInbound] > disconnected || left[model.Error] > 0 || left[model.Closed] > 0 {
+		var states []string
+		for _, in := range res.Instances {
+			states = append(states, fmt.Sprintf("%s %v", in.Name, in.EndpointStates))
+		}
+		problems = append(problems, fmt.Sprintf("endpoints left at the end: %s; allowed: %d open (life cycles and pools), %d re-created targets and %d initiators (design findings), %d disconnected (fire and forget)",
+			strings.Join(states, ", "), open, targets, initiators, disconnected))
 	}
 	if len(problems) > 0 {
 		return fmt.Sprintf("seed %d: %s", s.Seed, strings.Join(problems, "; "))

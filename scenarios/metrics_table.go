@@ -198,7 +198,7 @@ func runMetrics() []Metric {
 		{Name: "conversations.delayed", Takes: InstanceKey,
 			Doc: "times a conversation waited for want of a route (RTE-2 step 7, G-28), counted from the trace; with an instance, its conversations'",
 			value: func(res *Result, s Subject) (float64, string) {
-				if !res.InvariantsChecked && res.Trace == nil {
+				if !res.InvariantsChecked && !res.Traced {
 					return 0, "delays are counted from the trace, and neither check_invariants nor trace is on"
 				}
 				return instanceValue(func(in InstanceResult) float64 { return float64(in.ConversationsDelayed) })(res, s)

@@ -41,7 +41,7 @@ type Result struct {
 	Levels []LevelResult
 	// Flow is the round trips, time in queue and sojourn over the whole run (figures.go).
 	Flow RunFlow
-	// Conversations has one row per dialog when Config.Trace is on.
+	// Conversations has one row per dialog when Config.Trace or Config.Conversations is on.
 	Conversations []ConversationResult
 	// StatementErrors counts statements the applications issued that failed unexpectedly;
 	// FirstStatementError describes the first of them.
@@ -75,8 +75,12 @@ type Result struct {
 	// world without.
 	Crashes []CrashResult
 	// CPU is each instance's CPU use, in instance order, with Config.Costs; nil without.
-	CPU   []CPUResult
-	Trace []model.TraceRecord
+	CPU []CPUResult
+	// Trace is every trace record of the run, in order, with Config.Trace; Traced says the
+	// brokers traced at all (Trace, Conversations, TraceSink or the checkers), so that the
+	// figures counted from the records (InstanceResult.ConversationsDelayed) are there.
+	Trace  []model.TraceRecord
+	Traced bool
 }
 
 // InstanceResult is one broker at the end of the run.
@@ -254,7 +258,7 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 		Latency: w.latency.summary(), Levels: w.levelResults(), StatementErrors: w.statementErrors,
 		FirstStatementError: w.firstStatementError, Readers: w.readerResults(), Queues: w.queueResults(),
 		Activators: w.activatorResults(), Series: w.series, InvariantsChecked: w.checker != nil, Violation: w.violation,
-		Trace: w.trace, MemoryLimit: w.memoryLimit, ServiceNames: w.cat.ServiceNames, BrokerInstances: w.cat.Brokers,
+		Trace: w.trace, Traced: w.tracing || w.checker != nil, MemoryLimit: w.memoryLimit, ServiceNames: w.cat.ServiceNames, BrokerInstances: w.cat.Brokers,
 		Crashes: slices.Clone(w.crashes), CPU: w.cpuResults()}
 	if w.checker != nil {
 		res.Findings, res.FindingCount = w.checker.Findings(), w.checker.FindingCount()

@@ -37,6 +37,9 @@ type world struct {
 	checker   *invariant.Checker
 	violation *invariant.Violation
 	liveness  *liveness // the liveness phase, checked with the checker (INV-12)
+	// tracing says the trace records go to the trace, the table of conversations or the
+	// sink of Config (trace_sink.go).
+	tracing   bool
 	trace     []model.TraceRecord
 	convStats map[model.ConversationID]*conversationStats
 	latency   *latencyRecorder
@@ -90,15 +93,13 @@ func build(cfg *Config, cat *model.Catalog, seed uint64) (*world, error) {
 		w.checker = invariant.New()
 	}
 	w.liveness = newLiveness(cfg)
-	if cfg.Trace {
-		w.convStats = map[model.ConversationID]*conversationStats{}
-	}
+	w.startTracing()
 	for i := range cat.Instances {
 		b, err := model.NewBroker(cat, model.InstanceID(i), cfg.Broker)
 		if err != nil {
 			return nil, err
 		}
-		b.SetTracing(cfg.Trace || cfg.CheckInvariants)
+		b.SetTracing(w.tracing || cfg.CheckInvariants)
 		w.brokers = append(w.brokers, b)
 	}
 	if err := w.buildLinks(); err != nil {
@@ -211,6 +212,8 @@ func (w *world) buildLinks() error {
 				return err
 			}
 			w.links[a][b], w.links[b][a] = pair.AToB, pair.BToA
+			pair.AToB.SetRelease(w.recycleTo(ia))
+			pair.BToA.SetRelease(w.recycleTo(ib))
 			w.pairs = append(w.pairs, linkPair{ia, ib, pair})
 			// Opening a connection costs the handshake's round trip (G-12).
 			rtt := cfg.AToB.LatencyFixed + cfg.BToA.LatencyFixed
@@ -243,6 +246,18 @@ func (w *world) deliverTo(address model.InstanceID) func(faulty.Delivery[model.P
 		w.step(to, func(b *model.Broker) { b.PacketArrived(w.now(), &d.Packet, d.Corrupt) })
 		if w.brokers[to].Counters().MessagesEnqueued > enqueued {
 			w.delivered(to)
+		}
+	}
+}
+
+// recycleTo returns where a link from address gives back the packets it is done with:
+// to the broker there, which sent them, so that its free lists get back what it filled.
+// No broker keeps a packet it received past PacketArrived, and nothing else in the world
+// keeps one past deliverTo.
+func (w *world) recycleTo(address model.InstanceID) func(model.Packet) {
+	return func(p model.Packet) {
+		if at := w.brokerAt(address); at >= 0 {
+			w.brokers[at].RecyclePacket(&p)
 		}
 	}
 }
@@ -346,45 +361,9 @@ func (w *world) observe(r *model.TraceRecord) {
 			w.liveness.sent(r.At)
 		}
 	}
-	if w.cfg.Trace {
-		w.trace = append(w.trace, *r)
-		w.countConversation(r)
+	if w.tracing {
+		w.record(r)
 	}
-}
-
-// timerSlab keeps the broker timers waiting in the engine; an event's argument is the
-// index of its slot, so that arming a timer allocates nothing once the slab has grown.
-type timerSlab struct {
-	w     *world
-	slots []timerSlot
-	free  []uint32
-}
-
-type timerSlot struct {
-	inst model.InstanceID
-	t    model.Timer
-}
-
-func (s *timerSlab) schedule(inst model.InstanceID, t model.Timer) {
-	var i uint32
-	if n := len(s.free); n > 0 {
-		i = s.free[n-1]
-		s.free = s.free[:n-1]
-	} else {
-		i = uint32(len(s.slots))
-		s.slots = append(s.slots, timerSlot{})
-	}
-	s.slots[i] = timerSlot{inst, t}
-	s.w.e.Schedule(max(t.At, s.w.e.Now()), s, uint64(i))
-}
-
-func (s *timerSlab) HandleEvent(i uint64) {
-	slot := s.slots[i]
-	s.free = append(s.free, uint32(i))
-	if s.w.brokers[slot.inst].Down() {
-		return // armed before the crash: a down instance takes no input (G-13)
-	}
-	s.w.step(slot.inst, func(b *model.Broker) { b.TimerFired(s.w.now(), slot.t) })
 }
 
 // changeEvent applies one timeline entry.

@@ -154,6 +154,36 @@ func (e *Engine) Schedule(at time.Duration, h Handler, arg uint64) EventID {
 		panic(fmt.Sprintf("sim: event scheduled at %v with a nil handler", at))
 	}
 	e.seq++
+	return e.insert(at, e.seq, h, arg)
+}
+
+// Reserve takes, without scheduling anything, the place among events due at one instant
+// that an event scheduled now would get, for ScheduleReserved to give an event later. A
+// caller that keeps a queue of its own of events due in nondecreasing time (a timer wheel,
+// a FIFO of time-outs) and lets only its first wait in the engine thus fires every one of
+// them exactly when, and in exactly the order with other events that, Schedule called at
+// reservation time would have.
+func (e *Engine) Reserve() uint64 {
+	e.seq++
+	return e.seq
+}
+
+// ScheduleReserved is Schedule with a place among same-instant events reserved by Reserve.
+// Each reservation may be used once; at must not be before Now.
+func (e *Engine) ScheduleReserved(at time.Duration, seq uint64, h Handler, arg uint64) EventID {
+	switch {
+	case at < e.now:
+		panic(fmt.Sprintf("sim: event scheduled at %v, before the current time %v", at, e.now))
+	case h == nil:
+		panic(fmt.Sprintf("sim: event scheduled at %v with a nil handler", at))
+	case seq == 0 || seq > e.seq:
+		panic(fmt.Sprintf("sim: event scheduled at %v with place %d, which Reserve never gave (last %d)", at, seq, e.seq))
+	}
+	return e.insert(at, seq, h, arg)
+}
+
+// insert puts an event with sequence number seq in the queue.
+func (e *Engine) insert(at time.Duration, seq uint64, h Handler, arg uint64) EventID {
 	var s uint32
 	if n := len(e.free); n > 0 {
 		s = e.free[n-1]
@@ -162,10 +192,10 @@ func (e *Engine) Schedule(at time.Duration, h Handler, arg uint64) EventID {
 		s = uint32(len(e.slots))
 		e.slots = append(e.slots, slot{})
 	}
-	e.slots[s] = slot{h: h, arg: arg, seq: e.seq}
-	e.queue.push(entry{at: at, seq: e.seq, slot: s})
+	e.slots[s] = slot{h: h, arg: arg, seq: seq}
+	e.queue.push(entry{at: at, seq: seq, slot: s})
 	e.live++
-	return EventID{slot: s, seq: e.seq}
+	return EventID{slot: s, seq: seq}
 }
 
 // After arranges for h.HandleEvent(arg) to run delay after Now. A negative delay panics.

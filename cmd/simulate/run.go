@@ -85,7 +85,16 @@ func runScenario(ctx context.Context, arg string, sets []file.Override, seed uin
 	}
 	fmt.Fprintf(stdout, "replay: %s\n", replayLine)
 	cfg := s.Config
-	cfg.Trace = cfg.Trace || folder != nil // the conversations table and trace.jsonl come from the trace
+	if folder != nil {
+		cfg.Conversations = true // summary.json's table, counted as the run goes
+		if o.trace {
+			if cfg.TraceSink, err = folder.StreamTrace(); err != nil { // trace.jsonl, written as the run goes
+				folder.Abandon()
+				fmt.Fprintf(stderr, "simulate: %v\n", err)
+				return results.ExitNotWritten
+			}
+		}
+	}
 	res, err := batch.Call(ctx, func() (*scenarios.Result, error) { return scenarios.Run(cfg, seed) })
 	switch {
 	case ctx.Err() != nil:

@@ -58,6 +58,8 @@ type Link[P any] struct {
 	cfg     Config
 	down    []Window // cfg.Down, sorted and merged
 	deliver func(Delivery[P])
+	// release, when set, gets each packet back once the link is done with every copy of it.
+	release func(P)
 
 	// One stream per kind of fault, so that enabling one leaves the others' draws alone.
 	lossRng, duplicateRng, corruptRng, jitterRng *rand.Rand
@@ -80,6 +82,9 @@ type flight[P any] struct {
 	sentAt    time.Duration
 	lost      bool
 	duplicate bool // an extra copy: not an original, not counted against Capacity
+	// twin is 1 + the index of the other copy of the same packet while that copy is still
+	// on its way, 0 otherwise: the last copy to arrive releases the packet.
+	twin uint32
 }
 
 // New returns a link called name (used in errors and to name its random streams, so it must
@@ -126,6 +131,19 @@ func (l *Link[P]) Reconfigure(cfg Config) error {
 	return nil
 }
 
+// SetRelease makes the link hand every packet offered to Send to release once it is done
+// with it: after the last copy's deliver returned, or when the last copy was lost or
+// dropped. A sender that recycles a packet's memory there must know that the receiver
+// keeps nothing of it past deliver.
+func (l *Link[P]) SetRelease(release func(P)) { l.release = release }
+
+// done releases a packet the link no longer holds.
+func (l *Link[P]) done(p P) {
+	if l.release != nil {
+		l.release(p)
+	}
+}
+
 // Config returns the link's configuration.
 func (l *Link[P]) Config() Config { return l.cfg }
 
@@ -149,24 +167,28 @@ func (l *Link[P]) Send(p P, size int) {
 	l.counters.Bytes += int64(size)
 	if l.isDown(now, now) {
 		l.counters.DroppedPartition++
+		l.done(p)
 		return
 	}
 	if l.cfg.Capacity > 0 && l.counters.InFlight >= int64(l.cfg.Capacity) {
 		l.counters.DroppedCapacity++
+		l.done(p)
 		return
 	}
 	l.wireFree = max(l.wireFree, now) + l.serialisation(size)
 	lost := l.drawLoss()
 	d := Delivery[P]{Packet: p, Size: size, Corrupt: l.cfg.CorruptProbability > 0 && sim.Bernoulli(l.corruptRng, l.cfg.CorruptProbability)}
 	l.counters.InFlight++
-	l.launch(flight[P]{d: d, sentAt: now, lost: lost})
+	i := l.launch(flight[P]{d: d, sentAt: now, lost: lost})
 	if !lost && l.cfg.DuplicateProbability > 0 && sim.Bernoulli(l.duplicateRng, l.cfg.DuplicateProbability) {
-		l.launch(flight[P]{d: d, sentAt: now, duplicate: true})
+		j := l.launch(flight[P]{d: d, sentAt: now, duplicate: true, twin: i + 1})
+		l.flights[i].twin = j + 1
 	}
 }
 
-// launch schedules the arrival of one copy after the wire, the latency and its jitter.
-func (l *Link[P]) launch(f flight[P]) {
+// launch schedules the arrival of one copy after the wire, the latency and its jitter, and
+// returns the index of its entry.
+func (l *Link[P]) launch(f flight[P]) uint32 {
 	at := l.wireFree + l.cfg.LatencyFixed + l.cfg.LatencyJitter.Sample(l.jitterRng)
 	var i uint32
 	if n := len(l.freeFlights); n > 0 {
@@ -178,6 +200,7 @@ func (l *Link[P]) launch(f flight[P]) {
 	}
 	l.flights[i] = f
 	l.e.Schedule(at, l, uint64(i))
+	return i
 }
 
 // HandleEvent is the arrival of the copy in flight at index i. It is the link's sim.Handler.
@@ -185,6 +208,10 @@ func (l *Link[P]) HandleEvent(i uint64) {
 	f := l.flights[i]
 	l.flights[i] = flight[P]{}
 	l.freeFlights = append(l.freeFlights, uint32(i))
+	last := f.twin == 0
+	if !last {
+		l.flights[f.twin-1].twin = 0 // the other copy is the last one now
+	}
 	if !f.duplicate {
 		l.counters.InFlight--
 	}
@@ -206,6 +233,9 @@ func (l *Link[P]) HandleEvent(i uint64) {
 		}
 		l.counters.BytesDelivered += int64(f.d.Size)
 		l.deliver(f.d)
+	}
+	if last {
+		l.done(f.d.Packet)
 	}
 }
 

@@ -339,3 +339,27 @@ func TestParseParamKeepsCommasInsideAValue(t *testing.T) {
 	_, err = ParseParam("novalues")
 	assert.Error(t, err)
 }
+
+// A batch's run of a file with trace on keeps no trace and no table of conversations, which
+// no verdict reads, and measures and judges what the run that kept them does (issue 15:
+// keep only what the verdicts and outputs need), with the checkers on and off (then the
+// trace alone counts the delayed conversations).
+func TestABatchRunKeepsNoTraceAndMeasuresTheSame(t *testing.T) {
+	s := library(t, "lossy-wan")
+	require.True(t, s.Config.Trace, "lossy-wan has trace on")
+	for _, checked := range []bool{true, false} {
+		cfg := s.Config
+		cfg.CheckInvariants = checked
+		kept, err := scenarios.Run(cfg, 3)
+		require.NoError(t, err)
+		require.NotEmpty(t, kept.Trace)
+		run, err := scenarios.Run(judged(cfg), 3)
+		require.NoError(t, err)
+		assert.Nil(t, run.Trace, "checked %v", checked)
+		assert.Empty(t, run.Conversations, "checked %v", checked)
+		assert.Equal(t, scenarios.Measures(kept), scenarios.Measures(run), "checked %v", checked)
+		if checked {
+			assert.Equal(t, judgeRun(s, kept), judgeRun(s, run))
+		}
+	}
+}

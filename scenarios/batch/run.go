@@ -15,6 +15,18 @@ type Job struct {
 	Seed   uint64
 }
 
+// judged is cfg for a run of a batch, which keeps only what the verdicts and the measures
+// need: not the trace of a file with trace on (Config.Trace), nor the table of
+// conversations it implies, which no verdict reads. The brokers still trace, to a sink that
+// drops the records, so that the figures counted from them (conversations.delayed) stay.
+func judged(cfg scenarios.Config) scenarios.Config {
+	if cfg.Trace {
+		cfg.Trace, cfg.TraceSink = false, scenarios.DiscardTrace
+	}
+	cfg.Conversations = false
+	return cfg
+}
+
 // Outcome is one job run: its index among the jobs, its seed, what was kept of its result
 // (the result itself, for Run), or the error of a config that cannot run.
 type Outcome[T any] struct {
@@ -40,13 +52,15 @@ func Run(jobs []Job, workers int, progress func()) iter.Seq[Outcome[*scenarios.R
 // returns waits for its turn: a result is dropped as soon as keep returns, and at most
 // 2×workers outcomes are held at once, so a long batch runs in constant memory. Stopping
 // the iteration early stops the workers once their current runs end. progress, when not
-// nil, is called once per finished run, from the iterating goroutine.
+// nil, is called once per finished run, from the iterating goroutine. While the batch
+// runs, the collector is paced for it (BatchGCPercent).
 func Map[T any](jobs []Job, workers int, keep func(i int, res *scenarios.Result) T, progress func()) iter.Seq[Outcome[T]] {
 	return func(yield func(Outcome[T]) bool) {
 		workers = max(1, min(workers, len(jobs)))
 		if len(jobs) == 0 {
 			return
 		}
+		defer paceCollector()() // the collector paced for many short runs (collector.go)
 		window := aheadPerWorker * workers
 		tokens := make(chan struct{}, window)
 		next := make(chan int)

@@ -38,4 +38,14 @@
 //	}
 //	s := results.NewSummary(res, name, hash, verdicts)
 //	paths, err := results.WriteAll(dir, res, s, res.Trace) // nil instead of res.Trace: no trace.jsonl
+//
+// A run too long to keep its trace (Config.Trace) streams it into the folder instead, and
+// counts its conversations table as it goes:
+//
+//	f, err := results.OpenFolder(dir)
+//	sink, err := f.StreamTrace()
+//	cfg.Trace, cfg.Conversations, cfg.TraceSink = false, true, sink
+//	res, err := scenarios.Run(cfg, seed)
+//	paths, err := f.WriteRun(res, results.NewSummary(res, name, hash, verdicts), nil) // the streamed trace.jsonl
+//	err = f.Close()
 package results

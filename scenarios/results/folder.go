@@ -41,6 +41,8 @@ type Folder struct {
 	unlisted bool
 	// created is set when OpenFolder made the directory.
 	created bool
+	// stream is trace.jsonl being written while the run goes (StreamTrace), or nil.
+	stream *traceStream
 }
 
 // OpenFolder creates dir (and its parents) if needed and makes sure that files can be
@@ -98,7 +100,11 @@ func OpenFolder(dir string) (*Folder, error) {
 // or refused): a folder that held no run is left as it was found, without the manifest
 // OpenFolder wrote, and removed when OpenFolder created it. A nil Folder does nothing.
 func (f *Folder) Abandon() {
-	if f == nil || len(f.previous) > 0 || len(f.written) > 0 {
+	if f == nil {
+		return
+	}
+	f.abortTrace()
+	if len(f.previous) > 0 || len(f.written) > 0 {
 		return
 	}
 	os.Remove(filepath.Join(f.dir, ManifestFile))
@@ -169,6 +175,7 @@ func (f *Folder) savePlot(p *plot.Plot, base string) ([]string, error) {
 // Close removes the files of the previous run that this one did not write, and writes the
 // manifest of this run's files.
 func (f *Folder) Close() error {
+	f.abortTrace()
 	for _, name := range f.previous {
 		if !slices.Contains(f.written, name) && name != ManifestFile {
 			if err := os.Remove(filepath.Join(f.dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -243,10 +250,17 @@ type pendingFile struct {
 
 // create starts writing name in the folder under a temporary name.
 func (f *Folder) create(name string) (*pendingFile, error) {
-	path := filepath.Join(f.dir, name)
 	if err := f.expect(name); err != nil {
 		return nil, err
 	}
+	return f.createUnlisted(name)
+}
+
+// createUnlisted is create for a file that the manifest lists only once it is committed
+// (expect, then commit): trace.jsonl, which a run writes from its start but lists in the
+// order of WriteRun.
+func (f *Folder) createUnlisted(name string) (*pendingFile, error) {
+	path := filepath.Join(f.dir, name)
 	tmp, err := os.CreateTemp(f.dir, tempPrefix+"*-"+name)
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, err)

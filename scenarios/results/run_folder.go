@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/file"
 )
@@ -22,8 +23,9 @@ func Verdicts(s *file.Scenario, res *scenarios.Result) []Verdict {
 }
 
 // RunOf is one run of simulate run: the argument that named its scenario (a path or a
-// library name), the overrides, the seed, whether it writes its trace, the scenario loaded
-// with the overrides, and its result.
+// library name), the overrides, the seed, whether it writes its trace (the one the folder
+// streamed, Folder.StreamTrace, or else Result.Trace), the scenario loaded with the
+// overrides, and its result.
 type RunOf struct {
 	Arg       string
 	Overrides []file.Override
@@ -42,12 +44,13 @@ func WriteRunFolder(folder *Folder, r RunOf, verdicts []Verdict) ([]string, erro
 	if !r.Scenario.Config.CheckInvariants {
 		sum = sum.WithoutInvariantChecks()
 	}
-	records := r.Result.Trace
+	var records []model.TraceRecord // none, or the streamed trace (StreamTrace) goes in their place
 	var extra []string
-	if !r.Trace {
-		records = nil
-	} else {
+	if r.Trace {
 		extra = []string{"-trace"}
+		if folder.stream == nil {
+			records = r.Result.Trace
+		}
 	}
 	files, err := folder.WriteRun(r.Result, sum, records)
 	if err != nil {

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -153,15 +154,73 @@ func (s Summary) verdict() bool {
 	return true
 }
 
-// WriteSummary writes s as indented JSON, ending with a newline.
+// WriteSummary writes s as indented JSON, ending with a newline. The conversations, a row
+// per dialog (a million in a long run), are written one at a time, so that the text of the
+// whole summary is never in memory (writeConversations); the bytes are those of one
+// json.Encoder call.
 func WriteSummary(w io.Writer, s Summary) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(s); err != nil {
+	if err := writeSummary(w, s); err != nil {
 		return fmt.Errorf("summary: %w", err)
 	}
 	return nil
+}
+
+// conversationsKey is the conversations field of an indented summary with none.
+const conversationsKey = "\n  \"conversations\": [],\n"
+
+// writeSummary is WriteSummary: the summary without its conversations, then, where the
+// empty array was, each conversation indented as the encoder nests it.
+func writeSummary(w io.Writer, s Summary) error {
+	rows := s.Conversations
+	s.Conversations = []Conversation{}
+	var head bytes.Buffer
+	if err := indentedEncoder(&head, "").Encode(s); err != nil {
+		return err
+	}
+	text := head.Bytes()
+	at := bytes.Index(text, []byte(conversationsKey))
+	if len(rows) == 0 || at < 0 || bytes.Count(text, []byte(conversationsKey)) != 1 {
+		if len(rows) > 0 { // not the summary this was written for: encode it whole
+			s.Conversations = rows
+			return indentedEncoder(w, "").Encode(s)
+		}
+		_, err := w.Write(text)
+		return err
+	}
+	open := at + len(conversationsKey) - len("],\n")
+	if _, err := w.Write(text[:open]); err != nil {
+		return err
+	}
+	var row bytes.Buffer
+	enc := indentedEncoder(&row, "    ")
+	for i := range rows {
+		row.Reset()
+		row.WriteString("\n    ")
+		if err := enc.Encode(rows[i]); err != nil {
+			return err
+		}
+		row.Truncate(row.Len() - 1) // the encoder's newline
+		if i < len(rows)-1 {
+			row.WriteByte(',')
+		}
+		if _, err := w.Write(row.Bytes()); err != nil {
+			return err
+		}
+	}
+	if _, err := io.WriteString(w, "\n  "); err != nil {
+		return err
+	}
+	_, err := w.Write(text[open:])
+	return err
+}
+
+// indentedEncoder is the encoder of summary.json onto w, its lines after the first
+// beginning with prefix.
+func indentedEncoder(w io.Writer, prefix string) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent(prefix, "  ")
+	return enc
 }
 
 // ReadSummary reads a summary WriteSummary wrote. It refuses another schema version.

@@ -195,3 +195,25 @@ func TestCounterTablesCopyEveryField(t *testing.T) {
 	res := &scenarios.Result{Series: scenarios.Series{Links: []scenarios.LinkSample{{Link: "A->B"}}}}
 	assert.Len(t, seriesRows(res), reflect.TypeFor[faulty.Counters]().NumField(), "a series row per link counter")
 }
+
+// WriteSummary writes the conversations one at a time (a long run has a million), and the
+// bytes are those of encoding the whole summary at once, with none, one or several rows.
+func TestWriteSummaryStreamsTheConversationsWithTheSameBytes(t *testing.T) {
+	whole := func(s Summary) string {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		require.NoError(t, enc.Encode(s))
+		return b.String()
+	}
+	base := NewSummary(sharedOutput(t).res, "small.yaml", "sha256:0123", testVerdicts)
+	require.NotEmpty(t, base.Conversations)
+	for _, n := range []int{0, 1, 3, len(base.Conversations)} {
+		s := base
+		s.Conversations = base.Conversations[:n]
+		var got bytes.Buffer
+		require.NoError(t, WriteSummary(&got, s))
+		assert.Equal(t, whole(s), got.String(), "%d conversations", n)
+	}
+}

@@ -275,16 +275,53 @@ func addActivationFields(out *TraceRecord, r *model.TraceRecord, f field) {
 // WriteTrace writes records as JSON Lines: one TraceRecord object a line, in the order
 // given (the order they happened in).
 func WriteTrace(w io.Writer, records []model.TraceRecord) error {
-	bw := bufio.NewWriter(w)
+	t := NewTraceWriter(w)
+	for i := range records {
+		t.Record(&records[i])
+	}
+	return t.Flush()
+}
+
+// TraceWriter writes trace records as JSON Lines as they are handed to it, through a
+// buffer: the lines of WriteTrace, without the records in memory. It is a
+// scenarios.TraceSink, for Config.TraceSink. It keeps the first error and writes nothing
+// after it; Flush returns it.
+type TraceWriter struct {
+	bw  *bufio.Writer
+	enc *json.Encoder
+	n   int
+	err error
+}
+
+// NewTraceWriter returns a TraceWriter onto w.
+func NewTraceWriter(w io.Writer) *TraceWriter {
+	bw := bufio.NewWriterSize(w, 1<<16)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	for i := range records {
-		if err := enc.Encode(NewTraceRecord(records[i])); err != nil {
-			return fmt.Errorf("trace record %d: %w", i, err)
-		}
+	return &TraceWriter{bw: bw, enc: enc}
+}
+
+// Record writes r as one line.
+func (t *TraceWriter) Record(r *model.TraceRecord) {
+	if t.err != nil {
+		return
 	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("trace: %w", err)
+	if err := t.enc.Encode(NewTraceRecord(*r)); err != nil {
+		t.err = fmt.Errorf("trace record %d: %w", t.n, err)
 	}
-	return nil
+	t.n++
+}
+
+// Records is how many records were handed to the writer.
+func (t *TraceWriter) Records() int { return t.n }
+
+// Flush writes what the buffer holds and returns the first error of the writer.
+func (t *TraceWriter) Flush() error {
+	if t.err != nil {
+		return t.err
+	}
+	if err := t.bw.Flush(); err != nil {
+		t.err = fmt.Errorf("trace: %w", err)
+	}
+	return t.err
 }

@@ -25,7 +25,8 @@ const (
 // no other run afterwards): summary.json from s, series.csv and latency_cdf.csv from res,
 // round_trip_cdf.csv when a workload had replies, snapshots.json,
 // trace.jsonl from trace when it holds records (pass res.Trace, or nil for no trace file),
-// the plots, and the manifest. It returns the paths it wrote, in that order; on an error,
+// the plots, and the manifest. (A run too long to keep its trace streams it instead:
+// Folder.StreamTrace.) It returns the paths it wrote, in that order; on an error,
 // the paths written before it.
 func WriteAll(dir string, res *scenarios.Result, s Summary, trace []model.TraceRecord) ([]string, error) {
 	f, err := OpenFolder(dir)
@@ -40,8 +41,10 @@ func WriteAll(dir string, res *scenarios.Result, s Summary, trace []model.TraceR
 }
 
 // WriteRun writes the files of WriteAll into the folder, without closing it: the caller
-// may write more (the scenario it ran) before Close.
+// may write more (the scenario it ran) before Close. With trace empty, the trace the folder
+// streamed during the run (StreamTrace), if any, takes its place, when it holds records.
 func (f *Folder) WriteRun(res *scenarios.Result, s Summary, trace []model.TraceRecord) ([]string, error) {
+	defer f.abortTrace() // a streamed trace not put into place by the end: an error came first
 	files := []outputFile{
 		{SummaryFile, func(w io.Writer) error { return WriteSummary(w, s) }},
 		{SeriesFile, func(w io.Writer) error { return WriteSeries(w, res) }},
@@ -64,6 +67,15 @@ func (f *Folder) WriteRun(res *scenarios.Result, s Summary, trace []model.TraceR
 			return paths, err
 		}
 		paths = append(paths, path)
+	}
+	if len(trace) == 0 {
+		path, err := f.commitTrace()
+		if err != nil {
+			return paths, err
+		}
+		if path != "" {
+			paths = append(paths, path)
+		}
 	}
 	written, err := writePlots(f, plotData{cdfRows(res), roundTrips, seriesRows(res)})
 	paths = append(paths, written...)
