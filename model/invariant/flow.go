@@ -249,12 +249,12 @@ type window[T any] struct {
 	head  int
 }
 
-func (w *window[T]) len() int     { return len(w.items) - w.head }
-func (w *window[T]) at(i int) *T  { return &w.items[w.head+i] }
-func (w *window[T]) push(v T)     { w.compact(); w.items = append(w.items, v) }
-func (w *window[T]) clear()       { clear(w.items); w.items, w.head = w.items[:0], 0 }
-func (w *window[T]) drop(n int)   { clear(w.items[w.head : w.head+n]); w.head += n }
-func (w *window[T]) compact()     {
+func (w *window[T]) len() int    { return len(w.items) - w.head }
+func (w *window[T]) at(i int) *T { return &w.items[w.head+i] }
+func (w *window[T]) push(v T)    { w.compact(); w.items = append(w.items, v) }
+func (w *window[T]) clear()      { clear(w.items); w.items, w.head = w.items[:0], 0 }
+func (w *window[T]) drop(n int)  { clear(w.items[w.head : w.head+n]); w.head += n }
+func (w *window[T]) compact() {
 	switch {
 	case w.head == len(w.items):
 		w.items, w.head = w.items[:0], 0
