@@ -85,16 +85,14 @@ func (v *Violation) Error() string {
 // use New.
 type Checker struct {
 	// dialogs holds what the checker knows of each conversation with a live endpoint, by
-	// conversation id (conversation 0 holds the history of the records that name none);
-	// last is the one looked up last. A conversation whose two endpoints have gone is
+	// conversation id; none holds the history of the records that name none, and last is
+	// the dialog looked up last. A conversation whose two endpoints have closed is
 	// released: released keeps, by conversation, only when its target was forgotten
-	// (G-16), and spareDialogs keeps released dialogs for reuse.
+	// (G-16), -1 while it is not, and spareDialogs keeps released dialogs for reuse.
 	dialogs      map[model.ConversationID]*dialog
-	last         *dialog
+	none, last   *dialog
 	released     map[model.ConversationID]time.Duration
 	spareDialogs []*dialog
-	// ring keeps the recent records; histories hold their numbers.
-	ring traceRing
 	// transactions holds the live transactions that took a lock, and groups the groups
 	// that are locked or have uncommitted receives (INV-4, INV-5, INV-10); spare keeps
 	// ended transactions for reuse, so that a transaction costs no allocation.
@@ -109,7 +107,7 @@ type Checker struct {
 	// monitors holds what the checker knows of each queue monitor that left a record
 	// (INV-8, INV-9, ACT-4, G-4, G-32).
 	monitors map[monitorKey]*queueMonitor
-	// observed counts the records seen; it numbers them in the ring and the histories.
+	// observed counts the records seen; it orders the records of several histories.
 	observed uint64
 	// blame says what a violation found by the transaction checks is about, beyond the
 	// record observed; Observe clears it.
@@ -130,13 +128,18 @@ type direction struct {
 
 // New returns a checker that has seen nothing.
 func New() *Checker {
-	return &Checker{
+	c := &Checker{
+		none:         &dialog{},
 		dialogs:      map[model.ConversationID]*dialog{},
 		released:     map[model.ConversationID]time.Duration{},
 		transactions: map[txKey]*transaction{},
 		groups:       map[groupKey]groupState{},
 		monitors:     map[monitorKey]*queueMonitor{},
 	}
+	for i := range c.none.flows {
+		c.none.flows[i].reset()
+	}
+	return c
 }
 
 // Violation returns the first violation seen, or nil.
@@ -162,18 +165,20 @@ func (c *Checker) checkedFlow(conv model.ConversationID, fromInitiator bool) *fl
 
 // Observe checks one record and returns the first violation seen so far, or nil. Once a
 // violation is found, later records are ignored.
-func (c *Checker) Observe(r model.TraceRecord) *Violation {
+func (c *Checker) Observe(r model.TraceRecord) *Violation { return c.ObserveRecord(&r) }
+
+// ObserveRecord is Observe without a copy of the record, which it does not keep.
+func (c *Checker) ObserveRecord(r *model.TraceRecord) *Violation {
 	if c.violation != nil {
 		return c.violation
 	}
 	c.observed++
-	c.ring.add(c.observed, &r)
 	d := c.dialog(r.Conversation)
-	d.history.add(&c.ring, c.observed)
-	c.rememberInTransaction(&r)
+	d.history.add(c.observed, r)
+	c.rememberInTransaction(r)
 	c.blame = blame{}
-	if msg, rule := c.check(d, &r); msg != "" {
-		c.violation = c.violationAt(&r, rule, msg)
+	if msg, rule := c.check(d, r); msg != "" {
+		c.violation = c.violationAt(r, rule, msg)
 		return c.violation
 	}
 	if d.gone {
@@ -184,6 +189,9 @@ func (c *Checker) Observe(r model.TraceRecord) *Violation {
 
 // historyOf returns the history of a conversation the checker keeps, or nil.
 func (c *Checker) historyOf(conv model.ConversationID) *history {
+	if conv == 0 {
+		return &c.none.history
+	}
 	if d := c.dialogs[conv]; d != nil {
 		return &d.history
 	}
@@ -199,7 +207,7 @@ func (c *Checker) violationAt(r *model.TraceRecord, rule, msg string) *Violation
 	}
 	v := &Violation{Rule: rule, At: r.At, Conversation: about.Conversation, Instance: r.Instance, Tx: r.Tx,
 		Group: cmp.Or(about.Group, c.blame.group), Message: msg}
-	var hs []*history
+	hs := []*history{{records: []numbered{{c.observed, *r}}}} // r itself, in any case
 	switch {
 	case c.blame.monitor != nil:
 		hs = append(hs, &c.blame.monitor.history)
@@ -211,7 +219,7 @@ func (c *Checker) violationAt(r *model.TraceRecord, rule, msg string) *Violation
 			hs = append(hs, &t.history)
 		}
 	}
-	v.Records = c.ring.merge([]uint64{c.observed}, hs...) // r itself, in any case
+	v.Records = merge(hs...)
 	return v
 }
 
@@ -234,7 +242,13 @@ func (c *Checker) check(d *dialog, r *model.TraceRecord) (string, string) {
 		return "", ""
 	case model.TraceStateChanged:
 		c.stateChanged(d, r)
-		return d.level(r)
+		if msg, rule := d.level(r); msg != "" {
+			return msg, rule
+		}
+		if r.To == model.Closed {
+			c.release(d) // the second endpoint to close lets the dialog go
+		}
+		return "", ""
 	case model.TraceEndpointForgotten:
 		d.forgotten, d.forgottenAt = true, r.At
 		c.release(d)
@@ -335,7 +349,7 @@ func ended(s model.EndpointState) bool {
 }
 
 // stateChanged notes an endpoint's new state; the first time it ends, the flow into it
-// remembers how far delivery had got. An initiator that closes may let the dialog go.
+// remembers how far delivery had got.
 func (c *Checker) stateChanged(d *dialog, r *model.TraceRecord) {
 	if r.From == 0 && !r.FromInitiator && d.forgotten {
 		c.reopen(d, r)
@@ -345,9 +359,6 @@ func (c *Checker) stateChanged(d *dialog, r *model.TraceRecord) {
 		if f := &d.flows[side(!r.FromInitiator)]; f.receiverEnded < 0 {
 			f.receiverEnded = f.readyNext
 		}
-	}
-	if r.FromInitiator && r.To == model.Closed {
-		c.release(d)
 	}
 }
 
@@ -374,7 +385,7 @@ func (c *Checker) Finish(at time.Duration) *Violation {
 			}
 			if msg := f.unfinished(); msg != "" {
 				c.violation = &Violation{Rule: "INV-12", At: at, Conversation: conv, Message: msg,
-					Records: c.ring.merge(nil, &d.history)}
+					Records: merge(&d.history)}
 				return c.violation
 			}
 		}

@@ -22,8 +22,8 @@ type dialog struct {
 	forgotten   bool
 	forgottenAt time.Duration
 	// gone is set on a dialog the checker released and saw again: both its endpoints had
-	// gone, so it knows nothing of its directions but that nothing more may be sent,
-	// stored, made ready or removed (released).
+	// closed, so it knows nothing of its directions but that nothing more may be sent,
+	// stored, made ready, received or removed (release).
 	gone bool
 	// pending counts the rows of its messages that live transactions received and have not
 	// committed or rolled back: while there are some, the dialog is not released.
@@ -42,13 +42,17 @@ func side(fromInitiator bool) int {
 }
 
 // spareDialogs bounds how many released dialogs a Checker keeps for reuse.
-const spareDialogs = 1024
+const spareDialogs = 64
 
 // dialog returns the state of conversation conv, which it creates at the conversation's
-// first record. A dialog the checker released comes back gone (released). The last dialog
-// looked up is cached: the records of one conversation often come in runs.
+// first record. A dialog the checker released comes back gone (release). The last dialog
+// looked up is cached: the records of one conversation often come in runs, between records
+// that name none (a lock's, a transaction's), which have a dialog of their own.
 func (c *Checker) dialog(conv model.ConversationID) *dialog {
-	if c.last != nil && c.last.conv == conv {
+	switch {
+	case conv == 0:
+		return c.none
+	case c.last != nil && c.last.conv == conv:
 		return c.last
 	}
 	d := c.dialogs[conv]
@@ -56,7 +60,7 @@ func (c *Checker) dialog(conv model.ConversationID) *dialog {
 		d = c.newDialog(conv)
 		if at, ok := c.released[conv]; ok {
 			delete(c.released, conv)
-			d.gone, d.forgotten, d.forgottenAt = true, true, at
+			d.gone, d.forgotten, d.forgottenAt = true, at >= 0, max(at, 0)
 			d.states = [2]model.EndpointState{model.Closed, model.Closed}
 		}
 	}
@@ -71,10 +75,11 @@ func (c *Checker) newDialog(conv model.ConversationID) *dialog {
 	} else {
 		d = &dialog{}
 	}
-	d.conv = conv
+	*d = dialog{conv: conv, flows: d.flows, history: d.history}
 	for i := range d.flows {
 		d.flows[i].reset()
 	}
+	d.history.reset()
 	c.dialogs[conv] = d
 	return d
 }
@@ -89,14 +94,16 @@ func (c *Checker) state(conv model.ConversationID, initiator bool) model.Endpoin
 	return c.dialog(conv).states[side(initiator)]
 }
 
-// released, when a conversation's two endpoints have gone, forgets what the checker knows
-// of it and keeps only when its target was forgotten, should a late arrival re-create the
-// target (G-16). Both have gone when the initiator's endpoint closed (a closed initiator
-// is deleted at once, and an arrival never re-creates one) and the target's was forgotten
-// after its retention. A dialog is kept while a live transaction holds uncommitted rows of
-// it, or while it would fail INV-12 at the end: its verdict is Finish's, then.
+// release, when both endpoints of a conversation have closed, forgets what the checker
+// knows of it but that: both closed, and whether (and when) the target endpoint was then
+// forgotten. A closed initiator is deleted at once, and an arrival never re-creates one; a
+// closed target only discards and acknowledges what arrives until it is forgotten, when an
+// arrival from the initiator may re-create it (G-16): all the checker needs to check those
+// records, and to report the re-creation, is what it keeps. A dialog is kept while a live
+// transaction holds uncommitted rows of it, or while it would fail INV-12 at the end: its
+// verdict is Finish's, then.
 func (c *Checker) release(d *dialog) {
-	if d.conv == 0 || !d.forgotten || d.states[1] != model.Closed || d.pending > 0 {
+	if d.conv == 0 || d.states != [2]model.EndpointState{model.Closed, model.Closed} || d.pending > 0 {
 		return
 	}
 	for i := range d.flows {
@@ -104,31 +111,32 @@ func (c *Checker) release(d *dialog) {
 			return
 		}
 	}
-	c.released[d.conv] = d.forgottenAt
+	at := time.Duration(-1)
+	if d.forgotten {
+		at = d.forgottenAt
+	}
+	c.released[d.conv] = at
 	delete(c.dialogs, d.conv)
 	if c.last == d {
 		c.last = nil
 	}
-	d.history.release(&c.ring)
+	d.history.reset()
+	d.conv = 0 // released: a second release does nothing
 	if len(c.spareDialogs) < spareDialogs {
-		for i := range d.flows {
-			d.flows[i].clear()
-		}
-		*d = dialog{flows: d.flows}
 		c.spareDialogs = append(c.spareDialogs, d)
 	}
 }
 
-// goneRecord describes a record that a dialog whose endpoints have both gone must not
+// goneRecord describes a record that a dialog whose endpoints have both closed must not
 // have, and its rule; "" for one it may have.
 func goneRecord(r *model.TraceRecord) (string, string) {
 	switch r.Kind {
 	case model.TraceMessageSent:
-		return "a message sent on a dialog whose endpoints had both gone", "PROTO-2"
+		return "a message sent on a dialog whose endpoints had both closed", "PROTO-2"
 	case model.TraceFragmentStored, model.TraceMessageReady, model.TraceMessageHeld, model.TraceMessageReceived:
-		return "a message stored, made ready or received on a dialog whose endpoints had both gone", "INV-2"
+		return "a message stored, made ready or received on a dialog whose endpoints had both closed", "INV-2"
 	case model.TraceRowRemoved:
-		return "a transmission queue row removed on a dialog whose endpoints had both gone", "INV-3"
+		return "a transmission queue row removed on a dialog whose endpoints had both closed", "INV-3"
 	}
 	return "", ""
 }

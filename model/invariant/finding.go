@@ -45,8 +45,8 @@ func (f *Finding) Error() string {
 // its first run: Service Broker runs the dialog again.
 func (c *Checker) reopen(d *dialog, r *model.TraceRecord) {
 	forgottenAt := d.forgottenAt
-	d.forgotten = false
-	d.hasLevel[0] = false // a new endpoint, with its own level
+	d.forgotten, d.gone = false, false // a second run, whose messages are not checked
+	d.hasLevel[0] = false              // a new endpoint, with its own level
 	for i := range d.flows {
 		d.flows[i].reopened = true
 	}
@@ -56,7 +56,7 @@ func (c *Checker) reopen(d *dialog, r *model.TraceRecord) {
 	}
 	is := d.states[1]
 	f := Finding{ID: FindingReopened, At: r.At, Conversation: r.Conversation, ForgottenAt: forgottenAt,
-		InitiatorState: is, Records: c.ring.merge(nil, &d.history)}
+		InitiatorState: is, Records: merge(&d.history)}
 	what := "delivers the dialog's messages again"
 	if r.To == model.StartedInbound {
 		what = "runs the dialog again: it waits for the dialog's earlier messages, delivering those the initiator " +

@@ -55,7 +55,7 @@ func (m *message) has(i int32) bool {
 	if i < 64 {
 		return m.low&(1<<i) != 0
 	}
-	return m.high[i-64]
+	return m.high != nil && m.high[i-64]
 }
 
 func (m *message) store(i int32) {
@@ -76,9 +76,6 @@ func (f *flow) reset() {
 	f.outstanding.clear()
 	f.removedAbove.clear()
 }
-
-// clear lets go of what f holds that a reused flow would not need.
-func (f *flow) clear() { f.reset() }
 
 // allStored reports whether the receiver stored every fragment of message seq, or made it
 // ready already.

@@ -86,7 +86,7 @@ func (c *Checker) rememberInTransaction(r *model.TraceRecord) {
 		}
 		c.transactions[key] = t
 	}
-	t.history.add(&c.ring, c.observed)
+	t.history.add(c.observed, r)
 	c.tx = t
 }
 
@@ -94,10 +94,10 @@ func (c *Checker) rememberInTransaction(r *model.TraceRecord) {
 func (c *Checker) forget(key txKey, t *transaction) {
 	delete(c.transactions, key)
 	if len(c.spare) >= spareTransactions {
-		t.history.release(&c.ring)
+		t.history.reset()
 	} else {
 		clear(t.pending)
-		t.history.release(&c.ring)
+		t.history.reset()
 		t.locks, t.pending, t.ending = t.locks[:0], t.pending[:0], false
 		c.spare = append(c.spare, t)
 	}
