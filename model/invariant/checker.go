@@ -187,13 +187,13 @@ func (c *Checker) ObserveRecord(r *model.TraceRecord) *Violation {
 	return nil
 }
 
-// historyOf returns the history of a conversation the checker keeps, or nil.
-func (c *Checker) historyOf(conv model.ConversationID) *history {
+// historyOf returns the records the checker keeps of a conversation, in no particular order.
+func (c *Checker) historyOf(conv model.ConversationID) []numbered {
 	if conv == 0 {
-		return &c.none.history
+		return c.none.history.entries(0)
 	}
 	if d := c.dialogs[conv]; d != nil {
-		return &d.history
+		return d.history.entries(conv)
 	}
 	return nil
 }
@@ -207,16 +207,16 @@ func (c *Checker) violationAt(r *model.TraceRecord, rule, msg string) *Violation
 	}
 	v := &Violation{Rule: rule, At: r.At, Conversation: about.Conversation, Instance: r.Instance, Tx: r.Tx,
 		Group: cmp.Or(about.Group, c.blame.group), Message: msg}
-	hs := []*history{{records: []numbered{{c.observed, *r}}}} // r itself, in any case
+	hs := [][]numbered{{{c.observed, *r}}} // r itself, in any case
 	switch {
 	case c.blame.monitor != nil:
-		hs = append(hs, &c.blame.monitor.history)
+		hs = append(hs, c.blame.monitor.history.entries())
 	case about.Conversation != 0 || r.Tx == 0:
 		hs = append(hs, c.historyOf(about.Conversation))
 	}
 	for _, tx := range []model.TxID{r.Tx, c.blame.other} {
 		if t := c.transactions[keyOfTx(r.Instance, tx)]; tx != 0 && t != nil {
-			hs = append(hs, &t.history)
+			hs = append(hs, t.history.entries())
 		}
 	}
 	v.Records = merge(hs...)
@@ -385,7 +385,7 @@ func (c *Checker) Finish(at time.Duration) *Violation {
 			}
 			if msg := f.unfinished(); msg != "" {
 				c.violation = &Violation{Rule: "INV-12", At: at, Conversation: conv, Message: msg,
-					Records: merge(&d.history)}
+					Records: merge(d.history.entries(conv))}
 				return c.violation
 			}
 		}

@@ -31,7 +31,7 @@ type dialog struct {
 	// forwarders lists, per direction, the instances that forwarded its fragments: none of
 	// them may store one (RTE-5); nil while there are none.
 	forwarders *[2][]model.InstanceID
-	history    history
+	history    dialogHistory
 }
 
 func side(fromInitiator bool) int {

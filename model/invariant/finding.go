@@ -56,7 +56,7 @@ func (c *Checker) reopen(d *dialog, r *model.TraceRecord) {
 	}
 	is := d.states[1]
 	f := Finding{ID: FindingReopened, At: r.At, Conversation: r.Conversation, ForgottenAt: forgottenAt,
-		InitiatorState: is, Records: merge(&d.history)}
+		InitiatorState: is, Records: merge(d.history.entries(d.conv))}
 	what := "delivers the dialog's messages again"
 	if r.To == model.StartedInbound {
 		what = "runs the dialog again: it waits for the dialog's earlier messages, delivering those the initiator " +
