@@ -31,7 +31,11 @@
 //
 // A Checker sees the records of every broker of a world in the order they happened. It
 // keeps the recent records of each conversation, of each live transaction and of each queue
-// monitor, so that a violation can show what led to it. It imports only the model.
+// monitor, so that a violation can show what led to it. Once both endpoints of a
+// conversation have closed, it forgets the conversation but for a tombstone that lets it
+// check the duplicates that still arrive and report a target re-created after it was
+// forgotten (G-16): its memory follows the live conversations, not all of a run's. It
+// imports only the model.
 package invariant
 
 import (
