@@ -37,7 +37,7 @@ const (
 	queuedMessageBytes  = 200  // a message ready on a queue
 	pendingEventBytes   = 80   // an event in the engine, with a timer's slot
 	conversationBytes   = 120  // the applications' state of a dialog, kept for the whole run
-	checkedConvBytes    = 5000 // the invariant checkers' state and history of a conversation with a live endpoint
+	checkedConvBytes    = 3500 // the invariant checkers' state and history of a conversation with a live endpoint
 	releasedConvBytes   = 40   // what the checkers keep of a conversation whose endpoints have gone, for the whole run
 	checkedMessageBytes = 40   // the checkers' state of a message not yet acknowledged (per transmission queue row)
 	traceRecordBytes    = int64(unsafe.Sizeof(model.TraceRecord{}))
