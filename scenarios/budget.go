@@ -37,8 +37,9 @@ const (
 	queuedMessageBytes  = 200  // a message ready on a queue
 	pendingEventBytes   = 80   // an event in the engine, with a timer's slot
 	conversationBytes   = 120  // the applications' state of a dialog, kept for the whole run
-	checkedConvBytes    = 6000 // the invariant checkers' history of a conversation, kept for the whole run
-	checkedMessageBytes = 40   // the checkers' record of a message sent, kept for the whole run
+	checkedConvBytes    = 3500 // the invariant checkers' state and history of a conversation with a live endpoint
+	releasedConvBytes   = 40   // what the checkers keep of a conversation whose endpoints have gone, for the whole run
+	checkedMessageBytes = 40   // the checkers' state of a message not yet acknowledged (per transmission queue row)
 	traceRecordBytes    = int64(unsafe.Sizeof(model.TraceRecord{}))
 )
 
@@ -124,10 +125,9 @@ func (w *world) run() sim.StopReason {
 // first, and their sum. It counts the model's objects; what does not grow (the catalog,
 // the histograms, the buffers) is left out.
 func (w *world) memoryEstimate() ([]MemoryUse, int64) {
-	var endpoints, rows, queued, sent int64
+	var endpoints, rows, queued int64
 	for i, b := range w.brokers {
 		endpoints += int64(b.EndpointCount())
-		sent += b.Counters().MessagesSent
 		for d, db := range w.cat.Databases {
 			if db.Instance == model.InstanceID(i) {
 				rows += int64(b.TransmissionQueueRows(model.DatabaseID(d)))
@@ -146,14 +146,16 @@ func (w *world) memoryEstimate() ([]MemoryUse, int64) {
 		{"pending events", int64(w.timers.pendingEvents()), int64(w.timers.pendingEvents()) * pendingEventBytes},
 		{"series samples", series, seriesBytes},
 		{"trace records", int64(len(w.trace)), int64(len(w.trace)) * traceRecordBytes},
-		{"conversations the applications and checkers remember", conversations, conversations * conversationCost(w.cfg)},
+		{"conversations the applications remember", conversations, conversations * conversationCost(w.cfg)},
 	}
 	if w.checker != nil {
-		uses = append(uses, MemoryUse{"messages the checkers remember", sent, sent * checkedMessageBytes})
-		// The dialogs no workload began (a reader program's, an event notification's) are
-		// not among the applications' conversations, but the checkers keep their history.
-		others := max(int64(w.checker.Conversations())-conversations, 0)
-		uses = append(uses, MemoryUse{"other conversations the checkers remember", others, others * checkedConvBytes})
+		// The checkers follow every dialog with a live endpoint, whoever began it (a
+		// workload, a reader program, an event notification), and keep a little of each
+		// dialog whose endpoints have gone.
+		live, released := int64(w.checker.Conversations()), int64(w.checker.Released())
+		uses = append(uses, MemoryUse{"conversations the checkers follow", live, live * checkedConvBytes},
+			MemoryUse{"conversations the checkers released", released, released * releasedConvBytes},
+			MemoryUse{"messages the checkers follow", rows, rows * checkedMessageBytes})
 	}
 	slices.SortStableFunc(uses, func(a, b MemoryUse) int { return cmp.Compare(b.Bytes, a.Bytes) })
 	var total int64
@@ -180,13 +182,10 @@ func (w *world) seriesSize() (rows, bytes int64) {
 }
 
 // conversationCost is what a world of config c keeps of each dialog for the whole run:
-// the applications' state, and the checkers' history and the per-conversation table when
-// they are on.
+// the applications' state, and the per-conversation table when tracing. What the checkers
+// keep is counted apart: while an endpoint lives, and after (releasedConvBytes).
 func conversationCost(c *Config) int64 {
 	n := int64(conversationBytes)
-	if c.CheckInvariants {
-		n += checkedConvBytes
-	}
 	if c.Trace || c.Conversations {
 		n += int64(unsafe.Sizeof(conversationStats{})) + 64
 	}
@@ -194,8 +193,8 @@ func conversationCost(c *Config) int64 {
 }
 
 // validateMemory refuses a config whose workloads cannot fit in its memory budget: what
-// the world keeps of every dialog and message for the whole run (conversationCost, the
-// checkers' records of messages, and with Trace the trace records of every message's
+// the world keeps of every dialog and message for the whole run (conversationCost, what
+// the checkers keep of a dialog after its endpoints have gone, and with Trace the trace records of every message's
 // fragments) is counted from the declared counts, and the workload that needs the most is
 // named with the estimate.
 func (c *Config) validateMemory() error {
@@ -235,7 +234,7 @@ func (c *Config) workloadBytes(wl *Workload) int64 {
 	}
 	perDialog := conversationCost(c)
 	if c.CheckInvariants {
-		perDialog = saturatingAdd(perDialog, saturatingMul(messages, checkedMessageBytes))
+		perDialog = saturatingAdd(perDialog, releasedConvBytes)
 	}
 	if c.Trace {
 		// A message leaves at least a record of its SEND, and one of each fragment sent

@@ -39,6 +39,21 @@ func BenchmarkDialogThroughputChecked(b *testing.B) {
 	benchmarkThroughput(b, cfg)
 }
 
+// BenchmarkDialogThroughputCheckedRatio runs the benchmark world unchecked and checked, one
+// after the other in each op, and reports both rates and the ratio of their times (goal:
+// checked at most 1.3 times the unchecked time).
+//
+//	go test ./scenarios -run '^$' -bench DialogThroughputCheckedRatio -benchmem -benchtime 3x
+func BenchmarkDialogThroughputCheckedRatio(b *testing.B) {
+	unchecked, checked := throughputConfig(10000, 100), throughputConfig(10000, 100)
+	checked.CheckInvariants = true
+	took := runInTurn(b, unchecked, checked)
+	msgs := float64(b.N) * 1_000_000
+	b.ReportMetric(msgs/took[0].Seconds(), "unchecked-msgs/s")
+	b.ReportMetric(msgs/took[1].Seconds(), "checked-msgs/s")
+	b.ReportMetric(took[1].Seconds()/took[0].Seconds(), "checked/unchecked")
+}
+
 // benchmarkThroughput runs cfg b.N times and reports messages delivered per wall second,
 // and the heap allocations and bytes allocated per message delivered (goal: under 0.2
 // allocations per message, issue 15).
@@ -80,10 +95,30 @@ func BenchmarkIdleEndpointMemory(b *testing.B) {
 	}
 }
 
+// BenchmarkIdleEndpointMemoryChecked measures the same world unchecked and with the
+// invariant checkers on, in each op, and reports both and their ratio (goal: checked within
+// 10 % of unchecked, and at most 512 B).
+//
+//	go test ./scenarios -run '^$' -bench IdleEndpointMemoryChecked -benchtime 1x
+func BenchmarkIdleEndpointMemoryChecked(b *testing.B) {
+	for range b.N {
+		unchecked, checked := idleEndpointBytes(b, 10000), idleEndpointBytesChecked(b, 10000, true)
+		b.ReportMetric(unchecked, "unchecked-B/endpoint")
+		b.ReportMetric(checked, "checked-B/endpoint")
+		b.ReportMetric(checked/unchecked, "checked/unchecked")
+	}
+}
+
 // idleEndpointBytes builds a world whose dialogs each delivered one message and stay open,
 // runs it until idle, and returns the heap growth per endpoint.
 func idleEndpointBytes(tb testing.TB, dialogs int) float64 {
+	return idleEndpointBytesChecked(tb, dialogs, false)
+}
+
+// idleEndpointBytesChecked is idleEndpointBytes with the invariant checkers on or off.
+func idleEndpointBytesChecked(tb testing.TB, dialogs int, checked bool) float64 {
 	cfg := throughputConfig(dialogs, 1)
+	cfg.CheckInvariants = checked
 	cfg.Links = nil
 	cat, err := model.Compile(cfg.Instances)
 	if err != nil {
@@ -137,10 +172,20 @@ func throughputThroughGateway(conversations, messages int) Config {
 func BenchmarkDialogThroughputForwarded(b *testing.B) {
 	direct, forwarded := throughputConfig(10000, 100), throughputThroughGateway(10000, 100)
 	direct.CheckInvariants, forwarded.CheckInvariants = true, true
-	var took [2]time.Duration
+	took := runInTurn(b, direct, forwarded)
+	msgs := float64(b.N) * 1_000_000
+	b.ReportMetric(msgs/took[0].Seconds(), "direct-msgs/s")
+	b.ReportMetric(msgs/took[1].Seconds(), "forwarded-msgs/s")
+	b.ReportMetric(took[0].Seconds()/took[1].Seconds(), "forwarded/direct")
+}
+
+// runInTurn runs each config of the benchmark world once per op, one after the other, and
+// returns the time each took in all; every run must deliver its 1,000,000 messages.
+func runInTurn(b *testing.B, cfgs ...Config) []time.Duration {
+	took := make([]time.Duration, len(cfgs))
 	b.ReportAllocs()
 	for i := range b.N {
-		for k, cfg := range []Config{direct, forwarded} {
+		for k, cfg := range cfgs {
 			start := time.Now()
 			res, err := Run(cfg, uint64(i+1))
 			took[k] += time.Since(start)
@@ -151,12 +196,9 @@ func BenchmarkDialogThroughputForwarded(b *testing.B) {
 				b.Fatal(res.Violation)
 			}
 			if res.Latency.Count != 1_000_000 {
-				b.Fatalf("%s, seed %d: %d messages delivered, want 1,000,000", cfg.Name, i+1, res.Latency.Count)
+				b.Fatalf("config %d (%s), seed %d: %d messages delivered, want 1,000,000", k, cfg.Name, i+1, res.Latency.Count)
 			}
 		}
 	}
-	msgs := float64(b.N) * 1_000_000
-	b.ReportMetric(msgs/took[0].Seconds(), "direct-msgs/s")
-	b.ReportMetric(msgs/took[1].Seconds(), "forwarded-msgs/s")
-	b.ReportMetric(took[0].Seconds()/took[1].Seconds(), "forwarded/direct")
+	return took
 }

@@ -353,7 +353,7 @@ type wireNote struct {
 func (w *world) observe(r *model.TraceRecord) {
 	r.Event = w.e.Fired()
 	if w.checker != nil && w.violation == nil {
-		if v := w.checker.Observe(*r); v != nil {
+		if v := w.checker.ObserveRecord(r); v != nil {
 			w.violation = v
 			w.e.Stop()
 		}

@@ -53,7 +53,7 @@ func (c *Checker) monitor(instance model.InstanceID, queue model.QueueID) *queue
 
 // activationStep checks a record of a queue monitor: the tasks it starts (INV-8, ACT-4,
 // G-4, G-32), the tasks that exit (G-32) and the notifications it sends (INV-9, ACT-4).
-func (c *Checker) activationStep(r model.TraceRecord) (string, string) {
+func (c *Checker) activationStep(r *model.TraceRecord) (string, string) {
 	if r.Kind == model.TraceNotificationDropped {
 		return "", "" // it names the notification's dialog, not its queue
 	}
@@ -86,14 +86,14 @@ func (c *Checker) activationStep(r model.TraceRecord) (string, string) {
 }
 
 // where names the queue of a monitor's record in a violation.
-func where(r model.TraceRecord) string {
+func where(r *model.TraceRecord) string {
 	return fmt.Sprintf("queue %d of instance %d", r.Queue, r.Instance)
 }
 
 // taskStarted checks a task start: fewer tasks running than MAX_QUEUE_READERS, counted
 // from the starts and exits seen (INV-8, ACT-6); the monitor's own count the same (G-32);
 // ACT-4 true of what the monitor knew (ACT-4); and the monitor not NOTIFIED (G-4).
-func (m *queueMonitor) taskStarted(r model.TraceRecord) (string, string) {
+func (m *queueMonitor) taskStarted(r *model.TraceRecord) (string, string) {
 	running := int32(len(m.running))
 	switch {
 	case slices.Contains(m.running, r.Task):
@@ -123,7 +123,7 @@ func (m *queueMonitor) taskStarted(r model.TraceRecord) (string, string) {
 
 // taskExited checks that only a running task exits, and the monitor's count after it
 // (G-32).
-func (m *queueMonitor) taskExited(r model.TraceRecord) (string, string) {
+func (m *queueMonitor) taskExited(r *model.TraceRecord) (string, string) {
 	i := slices.Index(m.running, r.Task)
 	if i < 0 {
 		return fmt.Sprintf("%s: task %d exited, but it was not running (%v)", where(r), r.Task, m.running), "G-32"
@@ -140,7 +140,7 @@ func (m *queueMonitor) taskExited(r model.TraceRecord) (string, string) {
 // last one unless a RECEIVE ran on the queue since (INV-9, ACT-12), ACT-4 true of what the
 // monitor knew (ACT-4), the monitor not NOTIFIED by a task start (G-4), and the monitor's
 // count of tasks (G-32).
-func (m *queueMonitor) notificationSent(r model.TraceRecord) (string, string) {
+func (m *queueMonitor) notificationSent(r *model.TraceRecord) (string, string) {
 	running := int32(len(m.running))
 	switch {
 	case r.Running != running:
@@ -166,7 +166,7 @@ func (m *queueMonitor) notificationSent(r model.TraceRecord) (string, string) {
 // sent a notification (the record's Ready, Waiting, SinceEmpty and Cause) and from the
 // tasks running as the checker counts them, and returns "" when activation was necessary
 // or else why it was not. The 5 s window is G-3's.
-func necessary(r model.TraceRecord, running int32) string {
+func necessary(r *model.TraceRecord, running int32) string {
 	switch r.Cause {
 	case causeArrivalOnEmpty:
 		switch {

@@ -31,7 +31,11 @@
 //
 // A Checker sees the records of every broker of a world in the order they happened. It
 // keeps the recent records of each conversation, of each live transaction and of each queue
-// monitor, so that a violation can show what led to it. It imports only the model.
+// monitor, so that a violation can show what led to it. Once both endpoints of a
+// conversation have closed, it forgets the conversation but for a tombstone that lets it
+// check the duplicates that still arrive and report a target re-created after it was
+// forgotten (G-16): its memory follows the live conversations, not all of a run's. It
+// imports only the model.
 package invariant
 
 import (
@@ -81,20 +85,18 @@ func (v *Violation) Error() string {
 	return b.String()
 }
 
-// historyLength is how many records of each conversation, and of each live transaction, a
-// Checker keeps.
-const historyLength = 24
-
 // Checker checks the invariants over a stream of records. The zero value is not usable;
 // use New.
 type Checker struct {
-	directions map[direction]*flow
-	// states holds each endpoint's last state, by dialog and side (fromInitiator: the
-	// initiator's endpoint).
-	states map[direction]model.EndpointState
-	// levels holds each endpoint's level as created (INV-7).
-	levels        map[direction]model.PriorityLevel
-	conversations map[model.ConversationID]*history
+	// dialogs holds what the checker knows of each conversation with a live endpoint, by
+	// conversation id; none holds the history of the records that name none, and last is
+	// the dialog looked up last. A conversation whose two endpoints have closed is
+	// released: released keeps, by conversation, only when its target was forgotten
+	// (G-16), -1 while it is not, and spareDialogs keeps released dialogs for reuse.
+	dialogs      map[model.ConversationID]*dialog
+	none, last   *dialog
+	released     map[model.ConversationID]time.Duration
+	spareDialogs []*dialog
 	// transactions holds the live transactions that took a lock, and groups the groups
 	// that are locked or have uncommitted receives (INV-4, INV-5, INV-10); spare keeps
 	// ended transactions for reuse, so that a transaction costs no allocation.
@@ -115,15 +117,9 @@ type Checker struct {
 	// record observed; Observe clears it.
 	blame     blame
 	violation *Violation
-	// forgotten holds when each dialog's closed target endpoint was forgotten (G-16), until
-	// an arrival re-creates it; findings holds the first design findings, findingCount
-	// them all.
-	forgotten    map[model.ConversationID]time.Duration
+	// findings holds the first design findings, findingCount them all.
 	findings     []Finding
 	findingCount int
-	// forwarders lists, per direction of a dialog, the instances that forwarded its
-	// fragments: none of them may store one (RTE-5).
-	forwarders map[direction][]model.InstanceID
 	// incarnations holds, by instance, what the checker knows of its crashes (G-13); it
 	// stays empty while no instance has crashed.
 	incarnations []incarnation
@@ -134,123 +130,33 @@ type direction struct {
 	fromInitiator bool
 }
 
-// flow is what the checker knows of one direction of one dialog.
-type flow struct {
-	sent model.SequenceNumber // messages sent so far: the next sequence number expected
-	// fragments and stored hold, for each message sent and not yet ready, its fragment
-	// count and which fragments the receiver stored.
-	fragments map[model.SequenceNumber]int32
-	stored    map[model.SequenceNumber][]bool
-	readyNext model.SequenceNumber // the next message expected to become ready
-	// heldNext is past the last message held in the receiving transmission queue for an
-	// OFF queue (G-18): a message is held at most once.
-	heldNext model.SequenceNumber
-	received model.SequenceNumber // the next message expected from RECEIVE
-	// Rows removed from the transmission queue: every row below removedBelow, and the rows
-	// in removedAbove.
-	removedBelow model.SequenceNumber
-	removedAbove map[model.SequenceNumber]bool
-	// senderDiscards holds the rows removed by a documented discard (DLG-9/10/11, lifetime);
-	// firstDiscard is the lowest of them, -1 while there is none. Messages from there on
-	// may be missing at the end (INV-1).
-	senderDiscards map[model.SequenceNumber]bool
-	firstDiscard   model.SequenceNumber
-	// receiverEnded is readyNext when the receiving endpoint left the live states (DO, ER
-	// or CD), -1 while it is live: from then on it discards and acks what arrives (G-16,
-	// G-17), so messages from there on may be missing too.
-	receiverEnded model.SequenceNumber
-	// errorReceived is set once RECEIVE returned the direction's Error.
-	errorReceived bool
-	// reopened is set once a late arrival re-created the dialog's forgotten target
-	// endpoint: from then on the dialog runs a second time, as Service Broker runs it, and
-	// its messages are no longer checked against the first run (a design finding says so).
-	reopened bool
-	// incarnation is the number of restarts of the sending instance that firstSentTo
-	// counts from: every fragment before firstSentTo was sent, not as a retry, since
-	// (G-13).
-	incarnation uint32
-	firstSentTo fragment
-}
-
-// history keeps the last historyLength records of a conversation or a transaction, each
-// with its number among all the records observed.
-type history struct {
-	records [historyLength]numbered
-	n       int
-}
-
-type numbered struct {
-	n uint64
-	r model.TraceRecord
-}
-
-func (h *history) add(n uint64, r model.TraceRecord) {
-	h.records[h.n%historyLength] = numbered{n, r}
-	h.n++
-}
-
-// entries returns the records kept, oldest first.
-func (h *history) entries() []numbered {
-	if h.n <= historyLength {
-		return slices.Clone(h.records[:h.n])
-	}
-	i := h.n % historyLength
-	return append(slices.Clone(h.records[i:]), h.records[:i]...)
-}
-
-func (h *history) list() []model.TraceRecord { return merge(h) }
-
-// merge returns the records of the histories, oldest first, each once; nil histories are
-// skipped.
-func merge(hs ...*history) []model.TraceRecord {
-	var all []numbered
-	for _, h := range hs {
-		if h != nil {
-			all = append(all, h.entries()...)
-		}
-	}
-	slices.SortFunc(all, func(a, b numbered) int { return cmp.Compare(a.n, b.n) })
-	all = slices.CompactFunc(all, func(a, b numbered) bool { return a.n == b.n })
-	out := make([]model.TraceRecord, len(all))
-	for i, e := range all {
-		out[i] = e.r
-	}
-	return out
-}
-
 // New returns a checker that has seen nothing.
 func New() *Checker {
-	return &Checker{
-		directions:    map[direction]*flow{},
-		states:        map[direction]model.EndpointState{},
-		levels:        map[direction]model.PriorityLevel{},
-		conversations: map[model.ConversationID]*history{},
-		transactions:  map[txKey]*transaction{},
-		groups:        map[groupKey]groupState{},
-		monitors:      map[monitorKey]*queueMonitor{},
-		forgotten:     map[model.ConversationID]time.Duration{},
-		forwarders:    map[direction][]model.InstanceID{},
+	c := &Checker{
+		none:         &dialog{},
+		dialogs:      map[model.ConversationID]*dialog{},
+		released:     map[model.ConversationID]time.Duration{},
+		transactions: map[txKey]*transaction{},
+		groups:       map[groupKey]groupState{},
+		monitors:     map[monitorKey]*queueMonitor{},
 	}
+	for i := range c.none.flows {
+		c.none.flows[i].reset()
+	}
+	return c
 }
 
 // Violation returns the first violation seen, or nil.
 func (c *Checker) Violation() *Violation { return c.violation }
 
-// Conversations returns how many conversations the checker keeps a history of: every one
-// it has seen a record of, for the whole run (a memory budget counts them).
-func (c *Checker) Conversations() int { return len(c.conversations) }
+// Conversations returns how many conversations the checker keeps the state and history
+// of: those with a live endpoint, and those it cannot release yet (a memory budget counts
+// them).
+func (c *Checker) Conversations() int { return len(c.dialogs) }
 
-func (c *Checker) flow(conv model.ConversationID, fromInitiator bool) *flow {
-	d := direction{conv, fromInitiator}
-	f := c.directions[d]
-	if f == nil {
-		f = &flow{fragments: map[model.SequenceNumber]int32{}, stored: map[model.SequenceNumber][]bool{},
-			removedAbove: map[model.SequenceNumber]bool{}, senderDiscards: map[model.SequenceNumber]bool{},
-			firstDiscard: -1, receiverEnded: -1}
-		c.directions[d] = f
-	}
-	return f
-}
+// Released returns how many conversations the checker released, keeping only when their
+// target was forgotten (a memory budget counts them).
+func (c *Checker) Released() int { return len(c.released) }
 
 // checkedFlow returns the direction's flow, or nil when a design finding reports the
 // dialog instead: its target was re-created after it had been forgotten.
@@ -263,69 +169,96 @@ func (c *Checker) checkedFlow(conv model.ConversationID, fromInitiator bool) *fl
 
 // Observe checks one record and returns the first violation seen so far, or nil. Once a
 // violation is found, later records are ignored.
-func (c *Checker) Observe(r model.TraceRecord) *Violation {
+func (c *Checker) Observe(r model.TraceRecord) *Violation { return c.ObserveRecord(&r) }
+
+// ObserveRecord is Observe without a copy of the record, which it does not keep.
+func (c *Checker) ObserveRecord(r *model.TraceRecord) *Violation {
 	if c.violation != nil {
 		return c.violation
 	}
 	c.observed++
-	h := c.conversations[r.Conversation]
-	if h == nil {
-		h = &history{}
-		c.conversations[r.Conversation] = h
-	}
-	h.add(c.observed, r)
+	d := c.dialog(r.Conversation)
+	d.history.add(c.observed, r)
 	c.rememberInTransaction(r)
 	c.blame = blame{}
-	if msg, rule := c.check(r); msg != "" {
+	if msg, rule := c.check(d, r); msg != "" {
 		c.violation = c.violationAt(r, rule, msg)
+		return c.violation
 	}
-	return c.violation
+	if d.gone {
+		c.release(d)
+	}
+	return nil
+}
+
+// historyOf returns the records the checker keeps of a conversation, in no particular order.
+func (c *Checker) historyOf(conv model.ConversationID) []numbered {
+	if conv == 0 {
+		return c.none.history.entries(0)
+	}
+	if d := c.dialogs[conv]; d != nil {
+		return d.history.entries(conv)
+	}
+	return nil
 }
 
 // violationAt describes the violation that record r revealed. Its records are those of
 // the conversation at fault and of the transactions involved.
-func (c *Checker) violationAt(r model.TraceRecord, rule, msg string) *Violation {
+func (c *Checker) violationAt(r *model.TraceRecord, rule, msg string) *Violation {
 	about := r
 	if c.blame.row != nil {
-		about = *c.blame.row
+		about = c.blame.row
 	}
 	v := &Violation{Rule: rule, At: r.At, Conversation: about.Conversation, Instance: r.Instance, Tx: r.Tx,
 		Group: cmp.Or(about.Group, c.blame.group), Message: msg}
-	hs := []*history{{records: [historyLength]numbered{{c.observed, r}}, n: 1}} // r itself, in any case
+	hs := [][]numbered{{{c.observed, *r}}} // r itself, in any case
 	switch {
 	case c.blame.monitor != nil:
-		hs = append(hs, &c.blame.monitor.history)
+		hs = append(hs, c.blame.monitor.history.entries())
 	case about.Conversation != 0 || r.Tx == 0:
-		hs = append(hs, c.conversations[about.Conversation])
+		hs = append(hs, c.historyOf(about.Conversation))
 	}
 	for _, tx := range []model.TxID{r.Tx, c.blame.other} {
 		if t := c.transactions[keyOfTx(r.Instance, tx)]; tx != 0 && t != nil {
-			hs = append(hs, &t.history)
+			hs = append(hs, t.history.entries())
 		}
 	}
 	v.Records = merge(hs...)
 	return v
 }
 
-// check returns a description of the violation r causes, and the rule, or "".
-func (c *Checker) check(r model.TraceRecord) (string, string) {
+// check returns a description of the violation r, a record of dialog d, causes, and the
+// rule, or "".
+func (c *Checker) check(d *dialog, r *model.TraceRecord) (string, string) {
 	if r.Kind != model.TraceMessageReceived {
 		c.result.open = false // the rows of one RECEIVE are consecutive records
 	}
 	if msg, rule := c.crashStep(r); msg != "" {
 		return msg, rule
 	}
+	if d.gone {
+		if msg, rule := goneRecord(r); msg != "" {
+			return msg, rule
+		}
+	}
 	switch r.Kind {
 	case model.TraceInstanceCrashed, model.TraceInstanceRestarted:
 		return "", ""
 	case model.TraceStateChanged:
-		c.stateChanged(r)
-		return c.level(r)
+		c.stateChanged(d, r)
+		if msg, rule := d.level(r); msg != "" {
+			return msg, rule
+		}
+		if r.To == model.Closed {
+			c.release(d) // the second endpoint to close lets the dialog go
+		}
+		return "", ""
 	case model.TraceEndpointForgotten:
-		c.forgotten[r.Conversation] = r.At
+		d.forgotten, d.forgottenAt = true, r.At
+		c.release(d)
 		return "", ""
 	case model.TraceScheduled:
-		if msg, rule := c.level(r); msg != "" {
+		if msg, rule := d.level(r); msg != "" {
 			return msg, rule
 		}
 		// PRI-15(a) and G-11: nothing leaves while a dialog of a higher effective level
@@ -336,7 +269,7 @@ func (c *Checker) check(r model.TraceRecord) (string, string) {
 		}
 		return "", ""
 	case model.TraceForwarded:
-		return c.forwarded(r)
+		return d.forwarded(r)
 	case model.TracePacketCorrupt, model.TraceAckSent, model.TraceQueueDisabled, model.TraceDelayed, model.TraceRouted:
 		return "", ""
 	case model.TraceLockAcquired, model.TraceLockReleased, model.TraceLockWait, model.TraceDeadlock,
@@ -350,41 +283,29 @@ func (c *Checker) check(r model.TraceRecord) (string, string) {
 	if r.Sequence == model.Unsequenced {
 		return "", "" // broker-generated errors are not sequenced (PROTO-3)
 	}
-	f := c.checkedFlow(r.Conversation, r.FromInitiator)
-	if f == nil {
+	f := &d.flows[side(r.FromInitiator)]
+	if f.reopened {
 		return "", ""
 	}
 	switch r.Kind {
 	case model.TraceMessageSent:
-		if r.Sequence != f.sent {
-			return fmt.Sprintf("message sent with sequence %d, expected %d", r.Sequence, f.sent), "PROTO-2"
-		}
-		f.sent++
-		f.fragments[r.Sequence] = r.Fragments
-		f.stored[r.Sequence] = make([]bool, r.Fragments)
+		return f.messageSent(r)
 	case model.TraceFragmentStored:
-		if slices.Contains(c.forwarders[direction{r.Conversation, r.FromInitiator}], r.Instance) {
+		if d.forwarders != nil && slices.Contains(d.forwarders[side(r.FromInitiator)], r.Instance) {
 			return fmt.Sprintf("instance %d stored fragment %d of message %d, which it forwards", r.Instance, r.Fragment, r.Sequence), "RTE-5"
 		}
-		have, ok := f.stored[r.Sequence]
-		switch {
-		case !ok || r.Fragment < 0 || int(r.Fragment) >= len(have):
-			return fmt.Sprintf("fragment %d of message %d stored, but no such fragment is outstanding", r.Fragment, r.Sequence), "INV-2"
-		case have[r.Fragment]:
-			return fmt.Sprintf("fragment %d of message %d stored twice", r.Fragment, r.Sequence), "INV-2"
-		}
-		have[r.Fragment] = true
+		return f.fragmentStored(r)
 	case model.TraceMessageReady:
-		return c.ready(f, r)
+		return f.ready(r)
 	case model.TraceMessageHeld:
 		return f.held(r)
 	case model.TraceRowRemoved:
-		return c.removed(f, r)
+		return f.removed(r, ended(d.states[side(!r.FromInitiator)]))
 	case model.TraceFragmentDiscarded:
 		if r.Reason == model.ReasonClosedEndpoint || r.Reason == model.ReasonUnknownDialog {
 			// Discarding and acking is allowed only once the receiving endpoint has ended,
 			// failed or closed (G-16, G-17); otherwise the ack would lose the message.
-			if s := c.states[direction{r.Conversation, !r.FromInitiator}]; !ended(s) {
+			if s := d.states[side(!r.FromInitiator)]; !ended(s) {
 				return fmt.Sprintf("fragment %d of message %d discarded as %v by an endpoint in state %v",
 					r.Fragment, r.Sequence, r.Reason, s), "INV-3"
 			}
@@ -396,7 +317,7 @@ func (c *Checker) check(r model.TraceRecord) (string, string) {
 // forwarded checks a forwarder's decision: at level 5 (PRI-14), never while something of a
 // higher effective level waits for the same next hop (PRI-15), and by an instance that
 // then never stores what it forwards (RTE-5).
-func (c *Checker) forwarded(r model.TraceRecord) (string, string) {
+func (d *dialog) forwarded(r *model.TraceRecord) (string, string) {
 	if r.Priority.Level() != int(model.DefaultPriority) {
 		return fmt.Sprintf("a forwarded fragment left at level %d", r.Priority.Level()), "PRI-14"
 	}
@@ -404,22 +325,24 @@ func (c *Checker) forwarded(r model.TraceRecord) (string, string) {
 		return fmt.Sprintf("a forwarded fragment left at effective level %d towards instance %d while one at level %d waited",
 			r.Effective, r.Peer, r.BestWaiting), "PRI-15"
 	}
-	side := direction{r.Conversation, r.FromInitiator}
-	if !slices.Contains(c.forwarders[side], r.Instance) {
-		c.forwarders[side] = append(c.forwarders[side], r.Instance)
+	if d.forwarders == nil {
+		d.forwarders = &[2][]model.InstanceID{}
+	}
+	fw := &d.forwarders[side(r.FromInitiator)]
+	if !slices.Contains(*fw, r.Instance) {
+		*fw = append(*fw, r.Instance)
 	}
 	return "", ""
 }
 
 // level checks that an endpoint keeps the level it was created with (INV-7, PRI-3).
-func (c *Checker) level(r model.TraceRecord) (string, string) {
-	side := direction{r.Conversation, r.FromInitiator}
-	first, ok := c.levels[side]
+func (d *dialog) level(r *model.TraceRecord) (string, string) {
+	i := side(r.FromInitiator)
 	switch {
-	case !ok:
-		c.levels[side] = r.Priority
-	case first != r.Priority:
-		return fmt.Sprintf("the endpoint's level changed from %d to %d", first.Level(), r.Priority.Level()), "INV-7"
+	case !d.hasLevel[i]:
+		d.levels[i], d.hasLevel[i] = r.Priority, true
+	case d.levels[i] != r.Priority:
+		return fmt.Sprintf("the endpoint's level changed from %d to %d", d.levels[i].Level(), r.Priority.Level()), "INV-7"
 	}
 	return "", ""
 }
@@ -431,172 +354,45 @@ func ended(s model.EndpointState) bool {
 
 // stateChanged notes an endpoint's new state; the first time it ends, the flow into it
 // remembers how far delivery had got.
-func (c *Checker) stateChanged(r model.TraceRecord) {
-	side := direction{r.Conversation, r.FromInitiator}
-	if r.From == 0 && !r.FromInitiator {
-		if at, ok := c.forgotten[r.Conversation]; ok {
-			c.reopen(r, at)
-		}
+func (c *Checker) stateChanged(d *dialog, r *model.TraceRecord) {
+	if r.From == 0 && !r.FromInitiator && d.forgotten {
+		c.reopen(d, r)
 	}
-	c.states[side] = r.To
+	d.states[side(r.FromInitiator)] = r.To
 	if ended(r.To) {
-		if f := c.flow(r.Conversation, !r.FromInitiator); f.receiverEnded < 0 {
+		if f := &d.flows[side(!r.FromInitiator)]; f.receiverEnded < 0 {
 			f.receiverEnded = f.readyNext
 		}
 	}
 }
 
-// allStored reports whether the receiver stored every fragment of message seq, or made it
-// ready already.
-func (f *flow) allStored(seq model.SequenceNumber) bool {
-	if seq < f.readyNext {
-		return true
-	}
-	have, ok := f.stored[seq]
-	return ok && !slices.Contains(have, false)
-}
-
-// ready checks a message becoming receivable: in order, exactly once, and complete (INV-1,
-// INV-2). An application Error may jump ahead of missing messages, but only of messages
-// its sender discarded (G-17, DLG-9).
-func (c *Checker) ready(f *flow, r model.TraceRecord) (string, string) {
-	switch {
-	case r.Sequence < f.readyNext:
-		return fmt.Sprintf("message %d made ready twice", r.Sequence), "INV-2"
-	case r.Sequence > f.readyNext && r.MessageType != model.ErrorMessageType:
-		return fmt.Sprintf("message %d made ready before message %d", r.Sequence, f.readyNext), "INV-1"
-	case r.Sequence > f.readyNext && !f.senderDiscards[f.readyNext]:
-		return fmt.Sprintf("the Error %d jumped over message %d, which its sender did not discard", r.Sequence, f.readyNext), "INV-1"
-	case !f.allStored(r.Sequence):
-		return fmt.Sprintf("message %d made ready before all its fragments were stored", r.Sequence), "INV-2"
-	}
-	// Messages now ready, or skipped by an Error, will never be stored again: forget them.
-	for s := f.readyNext; s <= r.Sequence; s++ {
-		delete(f.fragments, s)
-		delete(f.stored, s)
-	}
-	f.readyNext = r.Sequence + 1
-	return "", ""
-}
-
-// held checks a message held in the receiving transmission queue while its queue is OFF
-// (G-18): it is acknowledged there, so it must be complete, not yet ready and held once
-// (INV-2); that it becomes ready in order is ready's check when the queue is ON again.
-func (f *flow) held(r model.TraceRecord) (string, string) {
-	switch {
-	case r.Sequence < f.readyNext || r.Sequence < f.heldNext:
-		return fmt.Sprintf("message %d held for an OFF queue after it was made ready or held", r.Sequence), "INV-2"
-	case !f.allStored(r.Sequence):
-		return fmt.Sprintf("message %d held for an OFF queue before all its fragments were stored", r.Sequence), "INV-2"
-	}
-	f.heldNext = r.Sequence + 1
-	return "", ""
-}
-
-// receivable checks a row RECEIVE takes: only a ready message (INV-2).
-func (f *flow) receivable(r model.TraceRecord) (string, string) {
-	if r.Sequence >= f.readyNext {
-		return fmt.Sprintf("RECEIVE returned message %d, which never became ready (status 1)", r.Sequence), "INV-2"
-	}
-	return "", ""
-}
-
-// received checks a row whose RECEIVE committed: only ready messages, in order, each once
-// (INV-1, INV-2). An Error is received before the dialog's other messages (DLG-13).
-func (c *Checker) received(f *flow, r model.TraceRecord) (string, string) {
-	if msg, rule := f.receivable(r); msg != "" {
-		return msg, rule
-	}
-	switch {
-	case r.MessageType == model.ErrorMessageType:
-		if f.errorReceived {
-			return fmt.Sprintf("RECEIVE returned the Error %d twice", r.Sequence), "INV-2"
-		}
-		f.errorReceived = true
-	case r.Sequence != f.received:
-		return fmt.Sprintf("RECEIVE returned message %d, expected %d", r.Sequence, f.received), "INV-1"
-	default:
-		f.received = r.Sequence + 1
-	}
-	return "", ""
-}
-
-// removed checks a transmission queue row leaving, once: as acknowledged only when the
-// receiver stored all its fragments, or discards what arrives; otherwise for a documented
-// discard (INV-3).
-func (c *Checker) removed(f *flow, r model.TraceRecord) (string, string) {
-	switch {
-	case r.Sequence < 0 || r.Sequence >= f.sent:
-		return fmt.Sprintf("row %d removed, but no such message was sent", r.Sequence), "INV-3"
-	case r.Sequence < f.removedBelow || f.removedAbove[r.Sequence]:
-		return fmt.Sprintf("row %d removed twice", r.Sequence), "INV-3"
-	case r.Reason.IsDiscard():
-		f.senderDiscards[r.Sequence] = true
-		if f.firstDiscard < 0 || r.Sequence < f.firstDiscard {
-			f.firstDiscard = r.Sequence
-		}
-	case !f.allStored(r.Sequence) && !ended(c.states[direction{r.Conversation, !r.FromInitiator}]):
-		return fmt.Sprintf("row %d removed as acknowledged before the receiver stored all its fragments", r.Sequence), "INV-3"
-	}
-	f.removedAbove[r.Sequence] = true
-	for f.removedAbove[f.removedBelow] {
-		delete(f.removedAbove, f.removedBelow)
-		f.removedBelow++
-	}
-	return "", ""
-}
-
 // Finish checks INV-12 at the end of a run whose faults healed long enough for the
 // protocol to finish: every message sent was made ready at its target, unless a documented
 // discard explains its absence, and no transmission queue row is left. It returns the
-// first problem, checking directions in a fixed order.
+// first problem, checking directions in a fixed order. The conversations released passed
+// this check when they were released, and nothing they saw since changed that.
 func (c *Checker) Finish(at time.Duration) *Violation {
 	if c.violation != nil {
 		return c.violation
 	}
-	dirs := make([]direction, 0, len(c.directions))
-	for d := range c.directions {
-		dirs = append(dirs, d)
+	convs := make([]model.ConversationID, 0, len(c.dialogs))
+	for conv := range c.dialogs {
+		convs = append(convs, conv)
 	}
-	slices.SortFunc(dirs, func(a, b direction) int {
-		return cmp.Or(cmp.Compare(a.conv, b.conv), cmpBool(a.fromInitiator)-cmpBool(b.fromInitiator))
-	})
-	for _, d := range dirs {
-		f := c.directions[d]
-		if f.reopened {
-			continue // a design finding reports it
-		}
-		// Messages may be missing only from the first documented discard on, or from where
-		// the receiving endpoint ended (INV-1).
-		limit := f.sent
-		for _, from := range []model.SequenceNumber{f.firstDiscard, f.receiverEnded} {
-			if from >= 0 {
-				limit = min(limit, from)
+	slices.Sort(convs)
+	for _, conv := range convs {
+		d := c.dialogs[conv]
+		for i := range d.flows {
+			f := &d.flows[i]
+			if f.reopened {
+				continue // a design finding reports it
 			}
-		}
-		msg := ""
-		switch {
-		case f.removedBelow != f.sent:
-			msg = fmt.Sprintf("message %d of %d still in the transmission queue", f.removedBelow, f.sent)
-		case f.readyNext < limit:
-			msg = fmt.Sprintf("%d messages sent, %d delivered, with nothing documented to explain message %d missing",
-				f.sent, f.readyNext, f.readyNext)
-		}
-		if msg != "" {
-			var records []model.TraceRecord
-			if h := c.conversations[d.conv]; h != nil {
-				records = h.list()
+			if msg := f.unfinished(); msg != "" {
+				c.violation = &Violation{Rule: "INV-12", At: at, Conversation: conv, Message: msg,
+					Records: merge(d.history.entries(conv))}
+				return c.violation
 			}
-			c.violation = &Violation{Rule: "INV-12", At: at, Conversation: d.conv, Message: msg, Records: records}
-			return c.violation
 		}
 	}
 	return nil
-}
-
-func cmpBool(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -34,7 +34,7 @@ func (c *Checker) incarnation(i model.InstanceID) *incarnation {
 // transaction or task of the incarnation before acts, and no fragment goes as a retry that
 // the new incarnation has not sent first (the retry state of the transmission objects is
 // lost).
-func (c *Checker) crashStep(r model.TraceRecord) (string, string) {
+func (c *Checker) crashStep(r *model.TraceRecord) (string, string) {
 	if r.Kind != model.TraceInstanceCrashed && r.Kind != model.TraceInstanceRestarted && len(c.incarnations) == 0 {
 		return "", "" // no instance ever crashed: nothing to check, and nothing to allocate
 	}
@@ -77,8 +77,8 @@ func (c *Checker) crashStep(r model.TraceRecord) (string, string) {
 func (c *Checker) survivors(i model.InstanceID) string {
 	var held []model.TxID
 	for k, t := range c.transactions {
-		if k.instance == uint64(i) && len(t.locks) > 0 {
-			held = append(held, k.tx)
+		if k.instance() == i && len(t.locks) > 0 {
+			held = append(held, k.tx())
 		}
 	}
 	if len(held) > 0 {
@@ -105,7 +105,7 @@ func (c *Checker) survivors(i model.InstanceID) string {
 // sentSinceRestart checks a fragment sent by an instance that restarted: a retry only of a
 // fragment sent first since the restart, which sends every row again from its first
 // fragment, in (sequence, fragment) order.
-func (c *Checker) sentSinceRestart(in *incarnation, r model.TraceRecord) (string, string) {
+func (c *Checker) sentSinceRestart(in *incarnation, r *model.TraceRecord) (string, string) {
 	f := c.flow(r.Conversation, r.FromInitiator)
 	if f.incarnation != in.restarts {
 		f.incarnation, f.firstSentTo = in.restarts, fragment{}

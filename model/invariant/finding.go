@@ -40,22 +40,23 @@ func (f *Finding) Error() string {
 	return fmt.Sprintf("design finding %s at t=%v on conversation %v: %s", f.ID, f.At, f.Conversation, f.Message)
 }
 
-// reopen records that r, the creation of a target endpoint, re-created the target of a
-// dialog forgotten at forgottenAt, and stops checking the dialog's messages against its
-// first run: Service Broker runs the dialog again.
-func (c *Checker) reopen(r model.TraceRecord, forgottenAt time.Duration) {
-	delete(c.forgotten, r.Conversation)
-	delete(c.levels, direction{r.Conversation, false}) // a new endpoint, with its own level
-	for _, fromInitiator := range []bool{true, false} {
-		c.flow(r.Conversation, fromInitiator).reopened = true
+// reopen records that r, the creation of a target endpoint, re-created the target of
+// dialog d, forgotten at d.forgottenAt, and stops checking the dialog's messages against
+// its first run: Service Broker runs the dialog again.
+func (c *Checker) reopen(d *dialog, r *model.TraceRecord) {
+	forgottenAt := d.forgottenAt
+	d.forgotten, d.gone = false, false // a second run, whose messages are not checked
+	d.hasLevel[0] = false              // a new endpoint, with its own level
+	for i := range d.flows {
+		d.flows[i].reopened = true
 	}
 	c.findingCount++
 	if len(c.findings) == maxFindings {
 		return
 	}
-	is := c.states[direction{r.Conversation, true}]
+	is := d.states[1]
 	f := Finding{ID: FindingReopened, At: r.At, Conversation: r.Conversation, ForgottenAt: forgottenAt,
-		InitiatorState: is, Records: c.conversations[r.Conversation].list()}
+		InitiatorState: is, Records: merge(d.history.entries(d.conv))}
 	what := "delivers the dialog's messages again"
 	if r.To == model.StartedInbound {
 		what = "runs the dialog again: it waits for the dialog's earlier messages, delivering those the initiator " +

@@ -38,7 +38,7 @@ const (
 var classNames = [...]string{"a DialogTimer", "an Error", "a message"}
 
 // rowName names a received row in a violation.
-func rowName(r model.TraceRecord) string {
+func rowName(r *model.TraceRecord) string {
 	if r.Sequence == model.Unsequenced {
 		return fmt.Sprintf("%s of %v (unsequenced)", classNames[receiveClass(r.MessageType)], r.Conversation)
 	}
@@ -58,7 +58,7 @@ func receiveClass(mt model.MessageTypeID) int {
 // resultRow checks row r against the rows of its RECEIVE result so far: consecutive, all
 // of one group (INV-5), conversations by non-increasing level, each one's rows together
 // and in receive order (INV-6, PRI-9, DLG-13).
-func (c *Checker) resultRow(r model.TraceRecord) (string, string) {
+func (c *Checker) resultRow(r *model.TraceRecord) (string, string) {
 	res := &c.result
 	d := direction{r.Conversation, r.FromInitiator}
 	same := res.statement != 0 && res.instance == r.Instance && res.tx == r.Tx && res.statement == r.Statement
@@ -80,13 +80,13 @@ func (c *Checker) resultRow(r model.TraceRecord) (string, string) {
 }
 
 // start makes d, whose first row is r, the conversation whose rows are coming.
-func (res *receiveResult) start(d direction, r model.TraceRecord) {
+func (res *receiveResult) start(d direction, r *model.TraceRecord) {
 	res.endpoint, res.level, res.class, res.sequence = d, r.Priority.Level(), receiveClass(r.MessageType), r.Sequence
 }
 
 // nextConversation checks the first row r of the result's next conversation d: at a
 // level no higher than the one before, and d's first rows in this result.
-func (res *receiveResult) nextConversation(d direction, r model.TraceRecord) (string, string) {
+func (res *receiveResult) nextConversation(d direction, r *model.TraceRecord) (string, string) {
 	switch {
 	case slices.Contains(res.finished, d):
 		return fmt.Sprintf("RECEIVE statement %d returned the rows of %v in two runs, apart", r.Statement, d.conv), "INV-6"
@@ -101,7 +101,7 @@ func (res *receiveResult) nextConversation(d direction, r model.TraceRecord) (st
 
 // nextRow checks the next row r of the current conversation: a DialogTimer first, then an
 // Error, then the rest in ascending sequence (DLG-13).
-func (res *receiveResult) nextRow(r model.TraceRecord) (string, string) {
+func (res *receiveResult) nextRow(r *model.TraceRecord) (string, string) {
 	cl := receiveClass(r.MessageType)
 	switch {
 	case cl < res.class:

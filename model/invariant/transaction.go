@@ -7,22 +7,24 @@ import (
 	"github.com/sbsim/sbsim/model"
 )
 
-// Transaction ids and group ids are per instance, so the checker keys both by instance.
-// The instance is widened so that a key has no padding and hashes as plain memory.
-type txKey struct {
-	tx       model.TxID
-	instance uint64
+// Transaction ids and group ids are per instance, so the checker keys both by instance,
+// in one word that a map hashes fast: a transaction id is its instance's count of
+// transactions, below 2^48; a group id is below 2^56 (an instance issues it with its own
+// number, below 255, in bits 48 to 55), and tests use small ones.
+type (
+	txKey    uint64
+	groupKey uint64
+)
+
+func keyOfTx(instance model.InstanceID, tx model.TxID) txKey {
+	return txKey(uint64(instance)<<48 | uint64(tx))
 }
 
-type groupKey struct {
-	group    model.ConversationGroupID
-	instance uint64
-}
-
-func keyOfTx(instance model.InstanceID, tx model.TxID) txKey { return txKey{tx, uint64(instance)} }
+func (k txKey) instance() model.InstanceID { return model.InstanceID(k >> 48) }
+func (k txKey) tx() model.TxID             { return model.TxID(k & (1<<48 - 1)) }
 
 func keyOfGroup(instance model.InstanceID, g model.ConversationGroupID) groupKey {
-	return groupKey{g, uint64(instance)}
+	return groupKey(uint64(g) ^ uint64(instance)<<56)
 }
 
 // transaction is what the checker knows of a live transaction that took a lock.
@@ -66,7 +68,7 @@ const spareTransactions = 64
 // rememberInTransaction adds r to the history of its transaction and makes it the
 // transaction of the record being checked. The checker follows a transaction from its first
 // lock (or its first row, which needs one) to its end.
-func (c *Checker) rememberInTransaction(r model.TraceRecord) {
+func (c *Checker) rememberInTransaction(r *model.TraceRecord) {
 	c.tx = nil
 	if r.Tx == 0 {
 		return
@@ -91,9 +93,12 @@ func (c *Checker) rememberInTransaction(r model.TraceRecord) {
 // forget drops an ended transaction and keeps it for reuse.
 func (c *Checker) forget(key txKey, t *transaction) {
 	delete(c.transactions, key)
-	if len(c.spare) < spareTransactions {
+	if len(c.spare) >= spareTransactions {
+		t.history.reset()
+	} else {
 		clear(t.pending)
-		t.locks, t.pending, t.ending, t.history.n = t.locks[:0], t.pending[:0], false, 0
+		t.history.reset()
+		t.locks, t.pending, t.ending = t.locks[:0], t.pending[:0], false
 		c.spare = append(c.spare, t)
 	}
 }
@@ -116,7 +121,7 @@ func holding(holder model.TxID) string {
 
 // transactionStep checks a record of a transaction: its locks (INV-4), the rows it
 // receives (INV-5, INV-6), returns (INV-10) and commits (INV-1, INV-2).
-func (c *Checker) transactionStep(r model.TraceRecord) (string, string) {
+func (c *Checker) transactionStep(r *model.TraceRecord) (string, string) {
 	t := c.tx
 	if t != nil && t.ending && r.Kind != model.TraceLockReleased && r.Kind != model.TraceTxCommitted &&
 		r.Kind != model.TraceTxRolledBack {
@@ -141,7 +146,7 @@ func (c *Checker) transactionStep(r model.TraceRecord) (string, string) {
 }
 
 // lockAcquired checks that a lock taken had no holder (INV-4, LOCK-6).
-func (c *Checker) lockAcquired(t *transaction, r model.TraceRecord) (string, string) {
+func (c *Checker) lockAcquired(t *transaction, r *model.TraceRecord) (string, string) {
 	k := keyOfGroup(r.Instance, r.Group)
 	g := c.groups[k]
 	switch {
@@ -158,7 +163,7 @@ func (c *Checker) lockAcquired(t *transaction, r model.TraceRecord) (string, str
 }
 
 // lockReleased checks that only the holder releases a lock (INV-4).
-func (c *Checker) lockReleased(t *transaction, r model.TraceRecord) (string, string) {
+func (c *Checker) lockReleased(t *transaction, r *model.TraceRecord) (string, string) {
 	k := keyOfGroup(r.Instance, r.Group)
 	g := c.groups[k]
 	if g.holder != r.Tx || t == nil {
@@ -176,7 +181,7 @@ func (c *Checker) lockReleased(t *transaction, r model.TraceRecord) (string, str
 
 // lockWait checks that a transaction waits for a lock that another transaction holds,
 // the one the record names (INV-4).
-func (c *Checker) lockWait(r model.TraceRecord) (string, string) {
+func (c *Checker) lockWait(r *model.TraceRecord) (string, string) {
 	g := c.groups[keyOfGroup(r.Instance, r.Group)]
 	switch {
 	case r.HolderTx == r.Tx:
@@ -192,7 +197,7 @@ func (c *Checker) lockWait(r model.TraceRecord) (string, string) {
 // rowTaken checks a row a RECEIVE took: from a group its transaction holds and no other
 // transaction has uncommitted receives from (INV-5), in the order of a RECEIVE result
 // (INV-5, INV-6), and ready (INV-2). The row stays pending until the transaction ends.
-func (c *Checker) rowTaken(t *transaction, r model.TraceRecord) (string, string) {
+func (c *Checker) rowTaken(t *transaction, r *model.TraceRecord) (string, string) {
 	k := keyOfGroup(r.Instance, r.Group)
 	g := c.groups[k]
 	switch {
@@ -218,13 +223,14 @@ func (c *Checker) rowTaken(t *transaction, r model.TraceRecord) (string, string)
 	g.pendingTx = r.Tx
 	g.pending++
 	c.setGroup(k, g)
-	t.pending = append(t.pending, r)
+	c.dialog(r.Conversation).pending++
+	t.pending = append(t.pending, *r)
 	return "", ""
 }
 
 // rowReturned checks that a rollback returns only a row its transaction took and still
 // holds uncommitted (INV-10); the message is receivable again.
-func (c *Checker) rowReturned(t *transaction, r model.TraceRecord) (string, string) {
+func (c *Checker) rowReturned(t *transaction, r *model.TraceRecord) (string, string) {
 	i := -1
 	if t != nil {
 		i = slices.IndexFunc(t.pending, func(p model.TraceRecord) bool {
@@ -236,25 +242,31 @@ func (c *Checker) rowReturned(t *transaction, r model.TraceRecord) (string, stri
 		return fmt.Sprintf("a rollback of transaction %d returned %s, which the transaction did not hold uncommitted",
 			r.Tx, rowName(r)), "INV-10"
 	}
-	c.settle(r.Instance, t.pending[i])
+	c.settle(r.Instance, &t.pending[i])
 	t.pending = slices.Delete(t.pending, i, i+1)
 	return "", ""
 }
 
-// settle takes row p, received on instance, off its group's uncommitted receives.
-func (c *Checker) settle(instance model.InstanceID, p model.TraceRecord) {
+// settle takes row p, received on instance, off its group's and its dialog's uncommitted
+// receives; the dialog may go then.
+func (c *Checker) settle(instance model.InstanceID, p *model.TraceRecord) {
 	k := keyOfGroup(instance, p.Group)
 	g := c.groups[k]
 	if g.pending--; g.pending <= 0 {
 		g.pending, g.pendingTx = 0, 0
 	}
 	c.setGroup(k, g)
+	d := c.dialog(p.Conversation)
+	if d.pending--; d.pending <= 0 {
+		d.pending = 0
+		c.release(d)
+	}
 }
 
 // transactionEnded checks a commit or a rollback: the transaction released every lock
 // first (INV-4, LOCK-3); a rollback returned every row it took (INV-10, TXN-1); a commit
 // makes its rows received, in the order taken (INV-1, INV-2).
-func (c *Checker) transactionEnded(t *transaction, r model.TraceRecord) (string, string) {
+func (c *Checker) transactionEnded(t *transaction, r *model.TraceRecord) (string, string) {
 	if t == nil {
 		return "", "" // it took no lock (the model traces no end for such a transaction)
 	}
@@ -266,22 +278,18 @@ func (c *Checker) transactionEnded(t *transaction, r model.TraceRecord) (string,
 	if r.Kind == model.TraceTxRolledBack && len(t.pending) > 0 {
 		c.blame.row = &t.pending[0]
 		return fmt.Sprintf("transaction %d rolled back without returning %s, which it received",
-			r.Tx, rowName(t.pending[0])), "INV-10"
+			r.Tx, rowName(&t.pending[0])), "INV-10"
 	}
 	for i := range t.pending {
 		p := &t.pending[i]
-		c.settle(r.Instance, *p)
-		if p.Sequence == model.Unsequenced {
-			continue // broker-generated messages are not sequenced (PROTO-3)
+		// Broker-generated messages are not sequenced (PROTO-3).
+		if f := c.checkedFlow(p.Conversation, p.FromInitiator); f != nil && p.Sequence != model.Unsequenced {
+			if msg, rule := f.committed(p); msg != "" {
+				c.blame.row = p
+				return fmt.Sprintf("at the commit of transaction %d: %s", r.Tx, msg), rule
+			}
 		}
-		f := c.checkedFlow(p.Conversation, p.FromInitiator)
-		if f == nil {
-			continue
-		}
-		if msg, rule := c.received(f, *p); msg != "" {
-			c.blame.row = p
-			return fmt.Sprintf("at the commit of transaction %d: %s", r.Tx, msg), rule
-		}
+		c.settle(r.Instance, p)
 	}
 	c.forget(keyOfTx(r.Instance, r.Tx), t)
 	return "", ""
