@@ -2,7 +2,6 @@ package results
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -287,26 +286,25 @@ func WriteTrace(w io.Writer, records []model.TraceRecord) error {
 // scenarios.TraceSink, for Config.TraceSink. It keeps the first error and writes nothing
 // after it; Flush returns it.
 type TraceWriter struct {
-	bw  *bufio.Writer
-	enc *json.Encoder
-	n   int
-	err error
+	bw   *bufio.Writer
+	line []byte // the line being written, reused from one record to the next
+	n    int
+	err  error
 }
 
 // NewTraceWriter returns a TraceWriter onto w.
 func NewTraceWriter(w io.Writer) *TraceWriter {
-	bw := bufio.NewWriterSize(w, 1<<16)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	return &TraceWriter{bw: bw, enc: enc}
+	return &TraceWriter{bw: bufio.NewWriterSize(w, 1<<16)}
 }
 
-// Record writes r as one line.
+// Record writes r as one line: the encoder's bytes for NewTraceRecord(*r), appended
+// without allocating (appendTraceLine).
 func (t *TraceWriter) Record(r *model.TraceRecord) {
 	if t.err != nil {
 		return
 	}
-	if err := t.enc.Encode(NewTraceRecord(*r)); err != nil {
+	t.line = appendTraceLine(t.line[:0], r)
+	if _, err := t.bw.Write(t.line); err != nil {
 		t.err = fmt.Errorf("trace record %d: %w", t.n, err)
 	}
 	t.n++
