@@ -31,8 +31,9 @@ var machine = sync.OnceValues(func() (int64, string) {
 // DefaultMaxMemory is the memory budget of a run whose Config.MaxMemory is zero: a
 // quarter of the machine's memory, which is the smaller of MemTotal in /proc/meminfo and
 // the cgroup's limit (8 GiB where neither can be read). A quarter leaves room for the
-// collector's headroom (the heap may reach twice what is live) and for a second run in a
-// batch. It is read once per process; a scenario that must stop at the same event on
+// collector's headroom (the heap may reach twice what is live at the default pacing, and
+// five times in a batch, which paces the collector at GOGC 400 under a soft limit of twice
+// this budget: scenarios/batch) and for a second run in a batch. It is read once per process; a scenario that must stop at the same event on
 // every machine sets limits.max_memory.
 func DefaultMaxMemory() int64 {
 	total, _ := machine()

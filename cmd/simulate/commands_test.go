@@ -130,3 +130,20 @@ func TestSubcommandHelpHasExamples(t *testing.T) {
 		assert.Contains(t, out, "Examples:", c.name)
 	}
 }
+
+// TestRunKeepsNoTraceInMemoryForAFileWithTraceOn: a scenario file's `trace: on` keeps every
+// record in the Result for a Go caller of scenarios.Run, which the command never reads; so
+// `simulate run` counts the conversations table instead and keeps none, and a run whose
+// records alone would exceed its memory budget drains as `check` runs it. Before, this run
+// stopped at its budget (the trace records 1,089K, 183 MiB) and failed INV-12 there.
+func TestRunKeepsNoTraceInMemoryForAFileWithTraceOn(t *testing.T) {
+	code, stdout, stderr := runCommand("run", "lossy-wan", "-seed", "1", "-q",
+		"-set", "workloads.orders.dialogs=3000", "-set", "workloads.orders.interarrival.exponential=100ms",
+		"-set", "limits.max_memory=200MiB")
+	if strings.Contains(stdout+stderr, "INV-12") || strings.Contains(stdout+stderr, "memory budget") {
+		t.Fatalf("the run stopped at its memory budget (exit %d):\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, `dialogs.ended of workload "orders" equals 8 (got 3000)`) {
+		t.Errorf("exit %d: want every one of the 3,000 dialogs ended (the file's expectation of 8 fails):\n%s%s", code, stdout, stderr)
+	}
+}

@@ -85,6 +85,9 @@ func runScenario(ctx context.Context, arg string, sets []file.Override, seed uin
 	}
 	fmt.Fprintf(stdout, "replay: %s\n", replayLine)
 	cfg := s.Config
+	if cfg.Trace { // the command never reads Result.Trace: count what the records give, keep none
+		cfg.Trace, cfg.Conversations = false, true
+	}
 	if folder != nil {
 		cfg.Conversations = true // summary.json's table, counted as the run goes
 		if o.trace {

@@ -274,8 +274,8 @@ type Workload struct {
 	SenderLockWaitS      *float64 `json:"sender_lock_wait_s,omitempty"`
 }
 
-// Conversation is one dialog's figures, counted from the trace (so only for a run with
-// Config.Trace), both directions together.
+// Conversation is one dialog's figures, counted from the trace records as the run goes (so
+// only for a run with Config.Conversations or Config.Trace), both directions together.
 type Conversation struct {
 	Conversation        string   `json:"conversation"`
 	MessagesSent        int64    `json:"messages_sent"`
