@@ -23,8 +23,10 @@ type buffers struct {
 }
 
 // slabs is a free list of slices of T by capacity class: class k holds slices with room for
-// at least 1<<k elements, at most slabBytesPerClass of room in all (and at least
-// slabsPerClassMin slices), so that what a burst left behind is bounded.
+// at least 1<<k elements, at most slabBytesPerClass of room in all, or slabsPerClassMin
+// slices where fewer would fit, as long as they hold at most slabBytesMaxPerClass; a
+// class whose one slice is larger than that keeps none. What a burst left behind is
+// bounded: at most slabBytesMaxPerClass a class.
 type slabs[T any] struct {
 	free [slabClasses][][]T
 	// keep is set when recycling is off: put forgets the slice instead (SetRecycling).
@@ -32,9 +34,10 @@ type slabs[T any] struct {
 }
 
 const (
-	slabClasses       = 24
-	slabBytesPerClass = 1 << 20
-	slabsPerClassMin  = 16
+	slabClasses          = 24
+	slabBytesPerClass    = 1 << 20
+	slabsPerClassMin     = 16
+	slabBytesMaxPerClass = 16 << 20
 )
 
 // class returns the class of a slice with room for c elements: the largest k with 1<<k <= c.
@@ -42,7 +45,11 @@ func slabClass(c int) int { return bits.Len(uint(c)) - 1 }
 
 // slabsPerClass is how many slices of class k, of elements of size bytes, a free list keeps.
 func slabsPerClass(size uintptr, k int) int {
-	return max(slabsPerClassMin, slabBytesPerClass/(int(size)<<k))
+	slice := int(size) << k
+	if n := slabBytesPerClass / slice; n >= slabsPerClassMin {
+		return n
+	}
+	return min(slabsPerClassMin, slabBytesMaxPerClass/slice)
 }
 
 // get returns an empty slice with room for at least n elements.

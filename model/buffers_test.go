@@ -39,6 +39,17 @@ func TestSlabsReuseClearedSlicesWithinTheirBound(t *testing.T) {
 	assert.Len(t, rows.free[3], limit, "class 3 keeps at most its bound")
 	assert.LessOrEqual(t, limit*8*64, slabBytesPerClass)
 
+	// Large classes: at least slabsPerClassMin slices while they fit in
+	// slabBytesMaxPerClass, fewer beyond, none for a slice larger than that.
+	for k := range slabClasses {
+		n, slice := slabsPerClass(64, k), 64<<k
+		assert.LessOrEqual(t, n*slice, slabBytesMaxPerClass, "class %d keeps %d slices of %d bytes", k, n, slice)
+		if slice*slabsPerClassMin <= slabBytesMaxPerClass {
+			assert.GreaterOrEqual(t, n, slabsPerClassMin, "class %d", k)
+		}
+	}
+	assert.Equal(t, 0, slabsPerClass(64, 23), "a slice of 512 MiB is not kept")
+
 	var off slabs[Ack]
 	off.keep = true
 	off.put(make([]Ack, 0, 4))
