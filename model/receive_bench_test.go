@@ -158,32 +158,47 @@ func BenchmarkReceiveGrowth(b *testing.B) {
 			if rs[0] == nil {
 				rs = [2]*receiveBench{newReceiveBench(b, kind, small), newReceiveBench(b, kind, large)}
 			}
-			const chunk = 20_000
-			var took [2]time.Duration
-			b.ReportAllocs()
-			b.ResetTimer()
-			for done := 0; done < b.N; done += chunk {
-				n := min(chunk, b.N-done)
-				for k, r := range rs {
-					start := time.Now()
-					for range n {
-						if !r.full() { // the refill is not the statement's cost
-							took[k] += time.Since(start)
-							b.StopTimer()
-							r.topUp(b)
-							b.StartTimer()
-							start = time.Now()
-						}
-						r.op(b)
-					}
-					took[k] += time.Since(start)
-				}
-			}
-			b.ReportMetric(float64(took[0])/float64(b.N), "1k-ns")
-			b.ReportMetric(float64(took[1])/float64(b.N), "1M-ns")
-			b.ReportMetric(float64(took[1])/float64(took[0]), "growth")
+			measureGrowth(b, [2]growthCase{rs[0], rs[1]})
 		})
 	}
+}
+
+// growthCase is a queue a growth benchmark measures one statement on: full says whether
+// it needs refilling (not timed), refill fills it, op runs the statement once.
+type growthCase interface {
+	full() bool
+	topUp(testing.TB)
+	op(testing.TB)
+}
+
+// measureGrowth runs the statement of the small and the large case b.N times each,
+// alternating in chunks long enough for a queue to warm the caches up again after the
+// other, and reports the time of each and the growth (large over small).
+func measureGrowth(b *testing.B, cs [2]growthCase) {
+	const chunk = 20_000
+	var took [2]time.Duration
+	b.ReportAllocs()
+	b.ResetTimer()
+	for done := 0; done < b.N; done += chunk {
+		n := min(chunk, b.N-done)
+		for k, c := range cs {
+			start := time.Now()
+			for range n {
+				if !c.full() { // the refill is not the statement's cost
+					took[k] += time.Since(start)
+					b.StopTimer()
+					c.topUp(b)
+					b.StartTimer()
+					start = time.Now()
+				}
+				c.op(b)
+			}
+			took[k] += time.Since(start)
+		}
+	}
+	b.ReportMetric(float64(took[0])/float64(b.N), "1k-ns")
+	b.ReportMetric(float64(took[1])/float64(b.N), "1M-ns")
+	b.ReportMetric(float64(took[1])/float64(took[0]), "growth")
 }
 
 // receiveFloor is the least any RECEIVE TOP(1) of the benchmark's queue must do, as a
@@ -317,32 +332,15 @@ func (f *receiveFloor) receive() {
 //
 //	go test ./model -run '^$' -bench 'BenchmarkReceive.*Growth' -benchmem
 func BenchmarkReceiveFloorGrowth(b *testing.B) {
-	fs := [2]*receiveFloor{newReceiveFloor(receiveSizes[0]), newReceiveFloor(receiveSizes[len(receiveSizes)-1])}
-	const chunk = 20_000
-	var took [2]time.Duration
-	b.ReportAllocs()
-	b.ResetTimer()
-	for done := 0; done < b.N; done += chunk {
-		n := min(chunk, b.N-done)
-		for k, f := range fs {
-			start := time.Now()
-			for range n {
-				if !f.full() {
-					took[k] += time.Since(start)
-					b.StopTimer()
-					f.topUp()
-					b.StartTimer()
-					start = time.Now()
-				}
-				f.receive()
-			}
-			took[k] += time.Since(start)
-		}
-	}
-	b.ReportMetric(float64(took[0])/float64(b.N), "1k-ns")
-	b.ReportMetric(float64(took[1])/float64(b.N), "1M-ns")
-	b.ReportMetric(float64(took[1])/float64(took[0]), "growth")
+	measureGrowth(b, [2]growthCase{floorCase{newReceiveFloor(receiveSizes[0])},
+		floorCase{newReceiveFloor(receiveSizes[len(receiveSizes)-1])}})
 }
+
+// floorCase is a receiveFloor as a growthCase: its statement is receive.
+type floorCase struct{ *receiveFloor }
+
+func (f floorCase) topUp(testing.TB) { f.receiveFloor.topUp() }
+func (f floorCase) op(testing.TB)    { f.receive() }
 
 // TestPRI7_ReceiveFloorTakesRowsInPriorityOrder checks the floor against the rule it
 // stands for (PRI-7, G-22): each row taken is the oldest row of the highest level that has
