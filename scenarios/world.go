@@ -81,8 +81,15 @@ type linkPair struct {
 	pair *faulty.Pair[model.Packet]
 }
 
-// build wires a world from a validated config and a seed.
+// build wires a world from a validated config and a seed. Its checkers keep no histories:
+// Run runs the world again to show what led to a violation (withHistories).
 func build(cfg *Config, cat *model.Catalog, seed uint64) (*world, error) {
+	return buildKeeping(cfg, cat, seed, false)
+}
+
+// buildKeeping is build, with the checkers keeping their histories when histories is set
+// (invariant.Checker.KeepHistories).
+func buildKeeping(cfg *Config, cat *model.Catalog, seed uint64, histories bool) (*world, error) {
 	w := &world{
 		cfg: cfg, e: sim.New(seed), cat: cat,
 		dialogs: map[model.ConversationID]*dialogApp{},
@@ -91,6 +98,7 @@ func build(cfg *Config, cat *model.Catalog, seed uint64) (*world, error) {
 	w.timers.w = w
 	if cfg.CheckInvariants {
 		w.checker = invariant.New()
+		w.checker.KeepHistories(histories)
 	}
 	w.liveness = newLiveness(cfg)
 	w.startTracing()

@@ -58,7 +58,9 @@ func (c *Checker) activationStep(r *model.TraceRecord) (string, string) {
 		return "", "" // it names the notification's dialog, not its queue
 	}
 	m := c.monitor(r.Instance, r.Queue)
-	m.history.add(c.observed, r)
+	if c.histories {
+		m.history.add(c.observed, r)
+	}
 	c.blame.monitor = m
 	switch r.Kind {
 	case model.TraceTaskStarted:

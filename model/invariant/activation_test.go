@@ -71,16 +71,6 @@ func instance(i model.InstanceID) func(*model.TraceRecord) {
 	return func(r *model.TraceRecord) { r.Instance = i }
 }
 
-// observeTimed feeds the records, at their own times, to a new checker, and returns it
-// with the verdict on the last record.
-func observeTimed(records []model.TraceRecord) (*Checker, *Violation) {
-	c := New()
-	var v *Violation
-	for _, r := range records {
-		v = c.Observe(r)
-	}
-	return c, v
-}
 
 // TestCheckerFlagsBrokenActivationRules checks the checks of queue monitors: each broken
 // history is flagged with its rule at the record that broke it, and legal ones (a ramp-up
@@ -183,7 +173,7 @@ func TestCheckerFlagsBrokenActivationRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, v := observeTimed(tt.records)
+			c, v := observeTimed(t, tt.records)
 			if tt.wantRule == "" {
 				assert.Nil(t, v, "records %v", tt.records)
 				assert.Nil(t, c.Finish(time.Hour), "records %v", tt.records)
@@ -212,7 +202,7 @@ func onQueue(r model.TraceRecord, q model.QueueID) model.TraceRecord {
 func TestActivationViolationShowsTheMonitorsRecords(t *testing.T) {
 	records := []model.TraceRecord{notification(0, 1), notification(1, 1, queue(qb)), sent(0, 1),
 		monitorReceive(2, queue(qb)), taskStart(3, 1, 0, 1, instance(1)), notification(30, 2)}
-	_, v := observeTimed(records)
+	_, v := observeTimed(t, records)
 	require.NotNil(t, v)
 	assert.Equal(t, []model.TraceRecord{records[0], records[5]}, v.Records)
 	assert.Contains(t, v.Error(), "INV-9 violated at t=30s: queue 2 of instance 0: QUEUE_ACTIVATION sent 30s after the one at t=0s")
@@ -255,7 +245,7 @@ func TestActivationAlteredEndsTheNotifiedStateOfAStart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, v := observeTimed(tt.records)
+			_, v := observeTimed(t, tt.records)
 			if tt.wantRule == "" {
 				assert.Nil(t, v)
 				return
@@ -502,7 +492,7 @@ func TestCheckerFollowsAlterQueueActivation(t *testing.T) {
 			without = append(without, rec)
 		}
 	}
-	_, v := observeTimed(without)
+	_, v := observeTimed(t, without)
 	require.NotNil(t, v, "the trace without the ALTER's record")
 	assert.Equal(t, "G-4", v.Rule, "violation: %v", v)
 }

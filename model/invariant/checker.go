@@ -123,6 +123,9 @@ type Checker struct {
 	// incarnations holds, by instance, what the checker knows of its crashes (G-13); it
 	// stays empty while no instance has crashed.
 	incarnations []incarnation
+	// histories says whether the checker keeps the recent records of each conversation,
+	// transaction and queue monitor (KeepHistories).
+	histories bool
 }
 
 type direction struct {
@@ -139,12 +142,23 @@ func New() *Checker {
 		transactions: map[txKey]*transaction{},
 		groups:       map[groupKey]groupState{},
 		monitors:     map[monitorKey]*queueMonitor{},
+		histories:    true,
 	}
 	for i := range c.none.flows {
 		c.none.flows[i].reset()
 	}
 	return c
 }
+
+// KeepHistories says whether the checker keeps the recent records of each conversation, of
+// each live transaction and of each queue monitor, to show in a violation what led to it
+// (Violation.Records) and in a finding the conversation's last records (Finding.Records).
+// A checker from New keeps them. One that does not checks the same rules and stops at the
+// same record with the same violation and findings, but a violation's records are only the
+// record at fault and a finding's are none; it costs less time and memory. A run is
+// deterministic, so the same run again with histories kept gives the records (scenarios.Run
+// does so). Call it before the first record.
+func (c *Checker) KeepHistories(keep bool) { c.histories = keep }
 
 // Violation returns the first violation seen, or nil.
 func (c *Checker) Violation() *Violation { return c.violation }
@@ -178,7 +192,9 @@ func (c *Checker) ObserveRecord(r *model.TraceRecord) *Violation {
 	}
 	c.observed++
 	d := c.dialog(r.Conversation)
-	d.history.add(c.observed, r)
+	if c.histories {
+		d.history.add(c.observed, r)
+	}
 	c.rememberInTransaction(r)
 	c.blame = blame{}
 	if msg, rule := c.check(d, r); msg != "" {

@@ -1,6 +1,7 @@
 package invariant
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -215,7 +216,7 @@ func TestCheckerFlagsEachBrokenRule(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, v := observeAll(tt.records)
+			_, v := observeAll(t, tt.records)
 			if tt.wantRule == "" {
 				assert.Nil(t, v, "records %v", tt.records)
 				return
@@ -303,7 +304,7 @@ func TestCheckerFlagsBrokenTransactionRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, v := observeAll(tt.records)
+			c, v := observeAll(t, tt.records)
 			if tt.wantRule == "" {
 				assert.Nil(t, v, "records %v", tt.records)
 				assert.Nil(t, c.Finish(time.Hour), "records %v", tt.records)
@@ -396,12 +397,53 @@ func TestViolationShowsTheTransactionsInvolved(t *testing.T) {
 
 // observeAll feeds the records to a new checker, a millisecond apart, and returns it with
 // the verdict on the last record.
-func observeAll(records []model.TraceRecord) (*Checker, *Violation) {
-	c := New()
-	var v *Violation
+func observeAll(t testing.TB, records []model.TraceRecord) (*Checker, *Violation) {
+	timed := make([]model.TraceRecord, len(records))
 	for i, r := range records {
 		r.At = time.Duration(i) * time.Millisecond
+		timed[i] = r
+	}
+	return observeTimed(t, timed)
+}
+
+// observeTimed feeds the records, at their own times, to a new checker, and returns it
+// with the verdict on the last record. It feeds them to a twin that keeps no histories
+// too (KeepHistories), and fails t unless the twin gives the same verdict on every record,
+// with only the record at fault as a violation's records, and the same findings, with
+// none.
+func observeTimed(t testing.TB, records []model.TraceRecord) (*Checker, *Violation) {
+	t.Helper()
+	c, twin := New(), New()
+	twin.KeepHistories(false)
+	var v *Violation
+	for i, r := range records {
 		v = c.Observe(r)
+		tv := twin.Observe(r)
+		if !sameVerdict(t, v, tv) {
+			t.Fatalf("record %d, %v: with histories %v; without %v", i, r, v, tv)
+		}
+	}
+	require.Equal(t, c.FindingCount(), twin.FindingCount(), "findings without histories")
+	for i, f := range c.Findings() {
+		tf := twin.Findings()[i]
+		assert.Empty(t, tf.Records, "a finding's records without histories")
+		f.Records, tf.Records = nil, nil
+		assert.Equal(t, f, tf, "finding %d without histories", i)
 	}
 	return c, v
+}
+
+// sameVerdict reports whether a checker without histories gave tv where one with them gave
+// v: the same violation but for its records, which are only the record at fault.
+func sameVerdict(t testing.TB, v, tv *Violation) bool {
+	if v == nil || tv == nil {
+		return v == tv
+	}
+	if len(tv.Records) != 1 || len(v.Records) == 0 || v.Records[len(v.Records)-1] != tv.Records[0] {
+		t.Errorf("a violation's records without histories: %v, want the last of %v", tv.Records, v.Records)
+		return false
+	}
+	a, b := *v, *tv
+	a.Records, b.Records = nil, nil
+	return reflect.DeepEqual(a, b)
 }

@@ -38,7 +38,7 @@ func TestG13_CheckerAcceptsACrashAndRestart(t *testing.T) {
 			fragmentSent(0, 0, false), fragmentSent(0, 0, true), fragmentSent(0, 1, false), fragmentSent(0, 1, true),
 			onInstance(taskStarted(2), 0), lock(5), unlock(5), commit(5)},
 	)
-	_, v := observeAll(records)
+	_, v := observeAll(t, records)
 	assert.Nil(t, v)
 }
 
@@ -66,7 +66,7 @@ func TestG13_CheckerFlagsWhatSurvivesACrash(t *testing.T) {
 		{"a restart without a crash", []model.TraceRecord{restarted(0, 0)}, "instance 0 restarted, but it had not crashed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, v := observeAll(tc.records)
+			_, v := observeAll(t, tc.records)
 			require.NotNil(t, v)
 			assert.Equal(t, "G-13", v.Rule)
 			assert.Contains(t, v.Message, tc.want)

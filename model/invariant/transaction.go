@@ -86,7 +86,9 @@ func (c *Checker) rememberInTransaction(r *model.TraceRecord) {
 		}
 		c.transactions[key] = t
 	}
-	t.history.add(c.observed, r)
+	if c.histories {
+		t.history.add(c.observed, r)
+	}
 	c.tx = t
 }
 
