@@ -32,14 +32,14 @@ const budgetEvery = 4096
 // runs that hold many of them (TestMemoryEstimateFollowsTheHeap). The sizes of the
 // records the world keeps itself are their types' own.
 const (
-	endpointBytes       = 600  // a conversation endpoint, its group, its maps and indexes
-	txqRowBytes         = 200  // a transmission queue row: a fragment waiting to be sent or acknowledged
-	queuedMessageBytes  = 200  // a message ready on a queue
-	pendingEventBytes   = 80   // an event in the engine, with a timer's slot
-	conversationBytes   = 120  // the applications' state of a dialog, kept for the whole run
-	checkedConvBytes    = 3500 // the invariant checkers' state and history of a conversation with a live endpoint
-	releasedConvBytes   = 40   // what the checkers keep of a conversation whose endpoints have gone, for the whole run
-	checkedMessageBytes = 40   // the checkers' state of a message not yet acknowledged (per transmission queue row)
+	endpointBytes       = 600 // a conversation endpoint, its group, its maps and indexes
+	txqRowBytes         = 200 // a transmission queue row: a fragment waiting to be sent or acknowledged
+	queuedMessageBytes  = 200 // a message ready on a queue
+	pendingEventBytes   = 80  // an event in the engine, with a timer's slot
+	conversationBytes   = 120 // the applications' state of a dialog, kept for the whole run
+	checkedConvBytes    = 500 // the invariant checkers' state of a conversation with a live endpoint (no history: Run keeps one only in a second run, of the conversations a verdict names)
+	releasedConvBytes   = 40  // what the checkers keep of a conversation whose endpoints have gone, for the whole run
+	checkedMessageBytes = 40  // the checkers' state of a message not yet acknowledged (per transmission queue row)
 	traceRecordBytes    = int64(unsafe.Sizeof(model.TraceRecord{}))
 )
 

@@ -44,6 +44,12 @@ func TestMemoryEstimateFollowsTheHeap(t *testing.T) {
 	}{
 		{"dialogs stuck behind a partition, checked", twoInstances(partitioned(), Workload{Name: "w", Dialogs: 20000,
 			Interarrival: sim.Fixed(time.Millisecond), Messages: 2, Size: FixedSize(100)}), ""},
+		{"dialogs stuck behind a partition, unchecked", func() Config {
+			c := twoInstances(partitioned(), Workload{Name: "w", Dialogs: 20000,
+				Interarrival: sim.Fixed(time.Millisecond), Messages: 2, Size: FixedSize(100)})
+			c.CheckInvariants = false
+			return c
+		}(), ""},
 		{"dialogs stuck behind a partition, traced", func() Config {
 			c := twoInstances(partitioned(), Workload{Name: "w", Dialogs: 20000,
 				Interarrival: sim.Fixed(time.Millisecond), Messages: 2, Size: FixedSize(100)})

@@ -13,20 +13,21 @@ import (
 //
 // The checkers keep no history of the records they check, which costs time and memory in
 // every run: a run whose checkers report a violation or a design finding runs a second
-// time, with histories kept, to give their records (Violation.Records, Finding.Records).
+// time, keeping the histories of the conversations they name, to give their records
+// (Violation.Records, Finding.Records).
 // The second run must reach the same verdict, since runs are deterministic; if it does
 // not, Run returns an error that says how the two differ. Hooks run twice then, and
 // TraceSink sees the records of the first run only.
 func Run(cfg Config, seed uint64) (*Result, error) {
-	res, err := runOnce(cfg, seed, false)
+	res, err := runOnce(cfg, seed, histories{})
 	if err != nil || !cfg.CheckInvariants || (res.Violation == nil && len(res.Findings) == 0) {
 		return res, err
 	}
 	return withHistories(cfg, seed, res)
 }
 
-// runOnce is Run, with the checkers keeping histories or not.
-func runOnce(cfg Config, seed uint64, histories bool) (*Result, error) {
+// runOnce is Run, with the checkers keeping the histories h says.
+func runOnce(cfg Config, seed uint64, h histories) (*Result, error) {
 	cat, err := model.Compile(cfg.Instances)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", cfg.Name, err)
@@ -34,7 +35,7 @@ func runOnce(cfg Config, seed uint64, histories bool) (*Result, error) {
 	if err := cfg.Validate(cat); err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", cfg.Name, err)
 	}
-	w, err := buildKeeping(&cfg, cat, seed, histories)
+	w, err := buildKeeping(&cfg, cat, seed, h)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", cfg.Name, err)
 	}
@@ -48,13 +49,23 @@ func runOnce(cfg Config, seed uint64, histories bool) (*Result, error) {
 	return w.result(reason, seed), nil
 }
 
-// withHistories runs cfg with seed again, its checkers keeping histories, and gives res,
-// the result of the run without them, the records of its violation and findings.
+// withHistories runs cfg with seed again, its checkers keeping the histories of the
+// conversations that res's violation and findings name (and of the transactions and queue
+// monitors), and gives res, the result of the run without them, the records of its
+// violation and findings. Keeping only those, the second run needs the memory of the
+// first.
 func withHistories(cfg Config, seed uint64, res *Result) (*Result, error) {
 	if cfg.TraceSink != nil {
 		cfg.TraceSink = DiscardTrace // it has the records; the run traces as before
 	}
-	again, err := runOnce(cfg, seed, true)
+	h := histories{of: []model.ConversationID{}}
+	if res.Violation != nil {
+		h.of = append(h.of, res.Violation.Conversation)
+	}
+	for _, f := range res.Findings {
+		h.of = append(h.of, f.Conversation)
+	}
+	again, err := runOnce(cfg, seed, h)
 	if err != nil {
 		return nil, err
 	}

@@ -20,9 +20,9 @@ func TestINV12_AViolationShowsTheRecordsOfARunAgainWithHistories(t *testing.T) {
 
 	res, err := Run(cfg, 1)
 	require.NoError(t, err)
-	without, err := runOnce(cfg, 1, false)
+	without, err := runOnce(cfg, 1, histories{})
 	require.NoError(t, err)
-	with, err := runOnce(cfg, 1, true)
+	with, err := runOnce(cfg, 1, histories{all: true})
 	require.NoError(t, err)
 
 	require.NotNil(t, res.Violation)
@@ -42,7 +42,7 @@ func TestG16_FindingsShowTheRecordsOfARunAgainWithHistories(t *testing.T) {
 
 	res, err := Run(cfg, 2)
 	require.NoError(t, err)
-	with, err := runOnce(cfg, 2, true)
+	with, err := runOnce(cfg, 2, histories{all: true})
 	require.NoError(t, err)
 
 	require.Nil(t, res.Violation)
@@ -67,7 +67,7 @@ func TestARunThatIsNotDeterministicIsCaughtByItsSecondRun(t *testing.T) {
 		}
 		return []Statement{{Kind: StatementTimer, Timeout: time.Minute}}, true
 	}
-	first, err := runOnce(cfg, 2, false)
+	first, err := runOnce(cfg, 2, histories{})
 	require.NoError(t, err)
 	require.NotEmpty(t, first.Findings)
 	calls, perRun = 0, calls

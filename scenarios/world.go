@@ -84,12 +84,18 @@ type linkPair struct {
 // build wires a world from a validated config and a seed. Its checkers keep no histories:
 // Run runs the world again to show what led to a violation (withHistories).
 func build(cfg *Config, cat *model.Catalog, seed uint64) (*world, error) {
-	return buildKeeping(cfg, cat, seed, false)
+	return buildKeeping(cfg, cat, seed, histories{})
 }
 
-// buildKeeping is build, with the checkers keeping their histories when histories is set
-// (invariant.Checker.KeepHistories).
-func buildKeeping(cfg *Config, cat *model.Catalog, seed uint64, histories bool) (*world, error) {
+// histories says which histories a world's checkers keep: none (the zero value), all, or
+// those of the conversations named (invariant.Checker.KeepHistoriesOf).
+type histories struct {
+	all bool
+	of  []model.ConversationID
+}
+
+// buildKeeping is build, with the checkers keeping the histories h says.
+func buildKeeping(cfg *Config, cat *model.Catalog, seed uint64, h histories) (*world, error) {
 	w := &world{
 		cfg: cfg, e: sim.New(seed), cat: cat,
 		dialogs: map[model.ConversationID]*dialogApp{},
@@ -98,7 +104,9 @@ func buildKeeping(cfg *Config, cat *model.Catalog, seed uint64, histories bool) 
 	w.timers.w = w
 	if cfg.CheckInvariants {
 		w.checker = invariant.New()
-		w.checker.KeepHistories(histories)
+		if w.checker.KeepHistories(h.all); h.of != nil {
+			w.checker.KeepHistoriesOf(h.of)
+		}
 	}
 	w.liveness = newLiveness(cfg)
 	w.startTracing()

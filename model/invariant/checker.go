@@ -124,8 +124,10 @@ type Checker struct {
 	// stays empty while no instance has crashed.
 	incarnations []incarnation
 	// histories says whether the checker keeps the recent records of each conversation,
-	// transaction and queue monitor (KeepHistories).
+	// transaction and queue monitor (KeepHistories); only, when not nil, names the only
+	// conversations whose records it keeps (KeepHistoriesOf).
 	histories bool
+	only      map[model.ConversationID]bool
 }
 
 type direction struct {
@@ -157,8 +159,20 @@ func New() *Checker {
 // same record with the same violation and findings, but a violation's records are only the
 // record at fault and a finding's are none; it costs less time and memory. A run is
 // deterministic, so the same run again with histories kept gives the records (scenarios.Run
-// does so). Call it before the first record.
-func (c *Checker) KeepHistories(keep bool) { c.histories = keep }
+// does so, with KeepHistoriesOf). Call it before the first record.
+func (c *Checker) KeepHistories(keep bool) { c.histories, c.only = keep, nil }
+
+// KeepHistoriesOf makes the checker keep the recent records of the conversations given,
+// of the records that name none, of each live transaction and of each queue monitor, and
+// no other conversation's: what a violation or finding about those conversations shows,
+// in the memory of a checker that keeps no histories but for a few. Call it before the
+// first record.
+func (c *Checker) KeepHistoriesOf(convs []model.ConversationID) {
+	c.histories, c.only = true, make(map[model.ConversationID]bool, len(convs))
+	for _, conv := range convs {
+		c.only[conv] = true
+	}
+}
 
 // Violation returns the first violation seen, or nil.
 func (c *Checker) Violation() *Violation { return c.violation }
@@ -192,7 +206,7 @@ func (c *Checker) ObserveRecord(r *model.TraceRecord) *Violation {
 	}
 	c.observed++
 	d := c.dialog(r.Conversation)
-	if c.histories {
+	if c.histories && (c.only == nil || d == c.none || c.only[d.conv]) {
 		d.history.add(c.observed, r)
 	}
 	c.rememberInTransaction(r)

@@ -430,6 +430,23 @@ func observeTimed(t testing.TB, records []model.TraceRecord) (*Checker, *Violati
 		f.Records, tf.Records = nil, nil
 		assert.Equal(t, f, tf, "finding %d without histories", i)
 	}
+	// A third checker keeps the histories of the conversations the verdict names only, as
+	// the second run of scenarios.Run does: it shows the same records.
+	var convs []model.ConversationID
+	if v != nil {
+		convs = append(convs, v.Conversation)
+	}
+	for _, f := range c.Findings() {
+		convs = append(convs, f.Conversation)
+	}
+	some := New()
+	some.KeepHistoriesOf(convs)
+	var sv *Violation
+	for _, r := range records {
+		sv = some.Observe(r)
+	}
+	assert.Equal(t, v, sv, "the violation with the histories of the conversations it names")
+	assert.Equal(t, c.Findings(), some.Findings(), "the findings with the histories of their conversations")
 	return c, v
 }
 

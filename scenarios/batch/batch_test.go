@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -76,7 +77,27 @@ func TestRunKeepsAtMostTwiceTheWorkersAhead(t *testing.T) {
 		yielded++
 	}
 	assert.Equal(t, len(jobs), yielded)
-	assert.LessOrEqual(t, most, aheadPerWorker*workers)
+	assert.LessOrEqual(t, most, resultsAheadPerWorker*workers)
+}
+
+// Map keeps only what keep returns, so it lets the workers run far ahead of a slow run:
+// a slow first job does not leave the second worker idle after a few short ones, and no
+// more than keptAheadPerWorker×workers wait.
+func TestMapRunsFarAheadOfASlowRun(t *testing.T) {
+	const workers = 2
+	jobs := jobsOf(library(t, "poison-message"), 40)
+	slow := jobs[0].Config
+	slow.Workloads = slices.Clone(slow.Workloads)
+	slow.Workloads[0].Dialogs *= 200
+	jobs[0].Config = slow
+	var finished, yielded, most int
+	for range Map(jobs, workers, func(int, *scenarios.Result) struct{} { return struct{}{} }, func() { finished++ }) {
+		most = max(most, finished-yielded)
+		yielded++
+	}
+	assert.Equal(t, len(jobs), yielded)
+	assert.Greater(t, most, resultsAheadPerWorker*workers, "the short runs went on while the slow one ran")
+	assert.LessOrEqual(t, most, keptAheadPerWorker*workers)
 }
 
 // Stopping early stops the workers: no goroutine is left behind.

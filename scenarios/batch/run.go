@@ -36,32 +36,47 @@ type Outcome[T any] struct {
 	Err   error
 }
 
-// aheadPerWorker bounds how many runs may be done or under way beyond the one the caller
-// awaits, per worker: enough to keep every worker busy while one slow run finishes.
-const aheadPerWorker = 2
+// resultsAheadPerWorker bounds how many runs may be done or under way beyond the one the
+// caller awaits, per worker, when each outcome holds a whole result (Run): a result can be
+// large, so few wait. keptAheadPerWorker is the bound when they hold what keep returned
+// (Map), small figures: enough that a slow run does not leave the other workers idle once
+// they are that many runs ahead of it (check all runs scenarios whose seeds cost 1 to 100
+// times each other's).
+const (
+	resultsAheadPerWorker = 2
+	keptAheadPerWorker    = 64
+)
 
 // Run runs the jobs on workers goroutines, one single-threaded run each, and yields their
-// outcomes, each with its whole result, in the jobs' order. See Map.
+// outcomes, each with its whole result, in the jobs' order. At most 2×workers results are
+// held at once. See Map.
 func Run(jobs []Job, workers int, progress func()) iter.Seq[Outcome[*scenarios.Result]] {
-	return Map(jobs, workers, func(_ int, res *scenarios.Result) *scenarios.Result { return res }, progress)
+	return mapAhead(jobs, workers, resultsAheadPerWorker, func(_ int, res *scenarios.Result) *scenarios.Result { return res }, progress)
 }
 
 // Map runs the jobs on workers goroutines, one single-threaded run each, hands each result
 // to keep on the goroutine that ran it (so keep must only read what it is given), and
 // yields what keep returned, in the jobs' order whatever finished first. Only what keep
 // returns waits for its turn: a result is dropped as soon as keep returns, and at most
-// 2×workers outcomes are held at once, so a long batch runs in constant memory. Stopping
-// the iteration early stops the workers once their current runs end. progress, when not
-// nil, is called once per finished run, from the iterating goroutine. While the batch
-// runs, the collector is paced for it (BatchGCPercent).
+// 64×workers outcomes are held at once, so a long batch runs in constant memory, and a slow
+// run holds the others back only once they are that far ahead. Stopping the iteration
+// early stops the workers once their current runs end. progress, when not nil, is called
+// once per finished run, from the iterating goroutine. While the batch runs, the collector
+// is paced for it (BatchGCPercent).
 func Map[T any](jobs []Job, workers int, keep func(i int, res *scenarios.Result) T, progress func()) iter.Seq[Outcome[T]] {
+	return mapAhead(jobs, workers, keptAheadPerWorker, keep, progress)
+}
+
+// mapAhead is Map, with at most ahead×workers outcomes done or under way beyond the one the
+// caller awaits.
+func mapAhead[T any](jobs []Job, workers, ahead int, keep func(i int, res *scenarios.Result) T, progress func()) iter.Seq[Outcome[T]] {
 	return func(yield func(Outcome[T]) bool) {
 		workers = max(1, min(workers, len(jobs)))
 		if len(jobs) == 0 {
 			return
 		}
 		defer paceCollector()() // the collector paced for many short runs (collector.go)
-		window := aheadPerWorker * workers
+		window := ahead * workers
 		tokens := make(chan struct{}, window)
 		next := make(chan int)
 		done := make(chan Outcome[T], window)
