@@ -34,6 +34,7 @@ type Procedure struct {
 	WaitFor        time.Duration
 	ProcessingTime sim.Distribution
 	RollbackRate   float64
+	RollbackUntil  time.Duration // Reader.RollbackUntil
 	// CommitEvery is Reader.CommitEvery.
 	CommitEvery int
 	// On and Hook are the procedure's program, as in Reader.
@@ -50,7 +51,7 @@ func (p *Procedure) reader(queue string) Reader {
 		wait = DefaultProcedureWaitFor
 	}
 	return Reader{Queue: queue, Mode: p.Mode, Top: p.Top, WaitFor: wait, ProcessingTime: p.ProcessingTime,
-		RollbackRate: p.RollbackRate, CommitEvery: p.CommitEvery, On: p.On, Hook: p.Hook}
+		RollbackRate: p.RollbackRate, RollbackUntil: p.RollbackUntil, CommitEvery: p.CommitEvery, On: p.On, Hook: p.Hook}
 }
 
 // ExternalActivator is an external activation application (ACT-11, ACT-12): it reads the

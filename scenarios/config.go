@@ -159,8 +159,10 @@ type Reader struct {
 	WaitFor        time.Duration
 	ProcessingTime sim.Distribution
 	// RollbackRate is the chance that a transaction that received messages rolls back
-	// instead of committing (its messages return to the queue, QUE-8 counts it).
-	RollbackRate float64
+	// instead of committing (its messages return to the queue, QUE-8 counts it); when
+	// RollbackUntil is set, only before that time (a fault that heals, as explore draws).
+	RollbackRate  float64
+	RollbackUntil time.Duration
 	// TouchRate is the chance that a transaction also runs BEGIN CONVERSATION TIMER
 	// (TouchTimer) on another conversation this program has received from: a statement on
 	// a group another session may hold, so that lock waits and deadlocks happen (G-24).

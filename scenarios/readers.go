@@ -382,7 +382,9 @@ func (s *session) finish() {
 // endBatch commits or rolls back, then loops; with costs, once the COMMIT's CPU time and
 // log flush are done.
 func (s *session) endBatch() {
-	rollback := s.poison || s.r.cfg.RollbackRate > 0 && s.rng.Float64() < s.r.cfg.RollbackRate
+	c := &s.r.cfg
+	rollback := s.poison || c.RollbackRate > 0 && (c.RollbackUntil == 0 || s.r.w.now() < c.RollbackUntil) &&
+		s.rng.Float64() < c.RollbackRate
 	if s.r.w.cfg.Costs != nil {
 		if !rollback {
 			s.charge(costCommit, 1)

@@ -51,7 +51,8 @@ const (
 // outcomes, each with its whole result, in the jobs' order. At most 2×workers results are
 // held at once. See Map.
 func Run(jobs []Job, workers int, progress func()) iter.Seq[Outcome[*scenarios.Result]] {
-	return mapAhead(jobs, workers, resultsAheadPerWorker, func(_ int, res *scenarios.Result) *scenarios.Result { return res }, progress)
+	return mapJobs(len(jobs), func(i int) Job { return jobs[i] }, workers, resultsAheadPerWorker,
+		func(_ int, res *scenarios.Result) *scenarios.Result { return res }, progress)
 }
 
 // Map runs the jobs on workers goroutines, one single-threaded run each, hands each result
@@ -64,15 +65,16 @@ func Run(jobs []Job, workers int, progress func()) iter.Seq[Outcome[*scenarios.R
 // once per finished run, from the iterating goroutine. While the batch runs, the collector
 // is paced for it (BatchGCPercent).
 func Map[T any](jobs []Job, workers int, keep func(i int, res *scenarios.Result) T, progress func()) iter.Seq[Outcome[T]] {
-	return mapAhead(jobs, workers, keptAheadPerWorker, keep, progress)
+	return mapJobs(len(jobs), func(i int) Job { return jobs[i] }, workers, keptAheadPerWorker, keep, progress)
 }
 
-// mapAhead is Map, with at most ahead×workers outcomes done or under way beyond the one the
-// caller awaits.
-func mapAhead[T any](jobs []Job, workers, ahead int, keep func(i int, res *scenarios.Result) T, progress func()) iter.Seq[Outcome[T]] {
+// mapJobs is Map over n jobs made by job(i) when their turn comes, so that a long batch
+// need not hold them all, with at most ahead×workers outcomes done or under way beyond the
+// one the caller awaits.
+func mapJobs[T any](n int, job func(i int) Job, workers, ahead int, keep func(i int, res *scenarios.Result) T, progress func()) iter.Seq[Outcome[T]] {
 	return func(yield func(Outcome[T]) bool) {
-		workers = max(1, min(workers, len(jobs)))
-		if len(jobs) == 0 {
+		workers = max(1, min(workers, n))
+		if n == 0 {
 			return
 		}
 		defer paceCollector()() // the collector paced for many short runs (collector.go)
@@ -84,7 +86,7 @@ func mapAhead[T any](jobs []Job, workers, ahead int, keep func(i int, res *scena
 		var wg sync.WaitGroup
 		go func() { // hands out the jobs, never more than window ahead of what was yielded
 			defer close(next)
-			for i := range jobs {
+			for i := range n {
 				select {
 				case tokens <- struct{}{}:
 				case <-stop:
@@ -102,7 +104,7 @@ func mapAhead[T any](jobs []Job, workers, ahead int, keep func(i int, res *scena
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					done <- runOne(i, jobs[i], keep) // room: a token is held
+					done <- runOne(i, job(i), keep) // room: a token is held
 				}
 			}()
 		}
@@ -116,7 +118,7 @@ func mapAhead[T any](jobs []Job, workers, ahead int, keep func(i int, res *scena
 			close(done)
 		}()
 		pending := make(map[int]Outcome[T], window)
-		for want := 0; want < len(jobs); {
+		for want := 0; want < n; {
 			o := <-done
 			if progress != nil {
 				progress()
