@@ -302,6 +302,7 @@ func (w *world) crash(c plannedCrash) {
 // activation starts again; its static readers start again, and what its applications
 // were to do while it was down goes on.
 func (w *world) restart(inst model.InstanceID) {
+	w.beforeInput() // the faults may heal at this very instant, restarting the instance
 	if !w.brokers[inst].Down() {
 		return
 	}

@@ -114,6 +114,24 @@ func TestG13_LivenessTreatsACrashAsAFault(t *testing.T) {
 	assert.Equal(t, int64(20), res.Latency.Count)
 }
 
+// G-13 and the liveness phase: a restart that falls after the faults heal, with nothing
+// happening in between, finds its instance restarted by the healing at its own step, and
+// does nothing more (it panicked: "restarted, but it is not down"; found by simulate
+// explore, activation-burst seed 4).
+func TestG13_ARestartAfterTheFaultsHealedFindsItsInstanceUp(t *testing.T) {
+	cfg := twoInstances(lossy(0, 0), Workload{Name: "orders", Dialogs: 1, Messages: 1, Size: FixedSize(100)})
+	cfg.Timeline = []Change{{At: 5 * time.Second, Crash: &CrashChange{Instance: "B", RestartAfter: time.Minute}}}
+	cfg.Liveness.After = time.Minute + 4900*time.Millisecond // the restart is the first input after it
+
+	res, err := Run(cfg, 1)
+
+	require.NoError(t, err)
+	require.Nil(t, res.Violation)
+	require.Len(t, res.Crashes, 1)
+	assert.True(t, res.Crashes[0].Restarted)
+	assert.LessOrEqual(t, res.Crashes[0].RestartsAt, time.Minute+5*time.Second)
+}
+
 // INV-11 with crashes (G-13): a world whose instances crash, at given times and at
 // random, gives the same trace, byte for byte, for the same seed.
 func TestG13_CrashesKeepRunsDeterministic(t *testing.T) {
