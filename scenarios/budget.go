@@ -111,6 +111,12 @@ func (w *world) run() sim.StopReason {
 		chunk := limits
 		chunk.MaxEvents = min(limits.MaxEvents, w.e.Fired()+budgetEvery)
 		reason := w.e.Run(chunk)
+		if l := w.liveness; reason == sim.Drained && l.forced && !l.healed && l.healAt <= limits.MaxTime {
+			// Nothing is left to happen before the faults heal (a queue left OFF, say): they
+			// heal at their time all the same, and what that lets go runs.
+			w.e.Schedule(l.healAt, healEvent{w}, 0)
+			continue
+		}
 		if reason != sim.EventLimit || w.e.Fired() >= limits.MaxEvents {
 			return reason
 		}

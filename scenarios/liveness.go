@@ -218,6 +218,12 @@ func (l *liveness) deadline() time.Duration {
 	return at + l.cfg.Within
 }
 
+// healEvent heals the faults of a world that had nothing left to do before their time
+// (run).
+type healEvent struct{ w *world }
+
+func (h healEvent) HandleEvent(uint64) { h.w.beforeInput() }
+
 // beforeInput runs before every input of a broker, and at every sample of the world: it
 // heals the faults once their time has come, and checks INV-12 once its deadline has
 // passed.

@@ -19,6 +19,8 @@ import (
 type runOptions struct {
 	out                   string
 	trace, quiet, verbose bool
+	// explore, when set, replays one seed of an exploration (simulate explore -seed).
+	explore *exploreOptions
 }
 
 // cmdRun is `simulate run`.
@@ -80,11 +82,20 @@ func runScenario(ctx context.Context, arg string, sets []file.Override, seed uin
 		}
 	}
 	replayLine := results.PinnedReplay(file.Replay(arg, sets, seed, append(outFlag(o.out), extra...)...), s.Hash)
+	cfg := s.Config
+	var mix *batch.Mix
+	if o.explore != nil {
+		m := batch.DrawMix(&cfg, seed, o.explore.swarm)
+		mix, cfg = &m, m.Apply(cfg)
+		replayLine = results.PinnedReplay(batch.ExploreReplay(arg, sets, seed, o.explore.swarm, append(outFlag(o.out), extra...)...), s.Hash)
+	}
 	if !o.quiet {
 		fmt.Fprintf(stdout, "seed: %d\n", seed)
 	}
 	fmt.Fprintf(stdout, "replay: %s\n", replayLine)
-	cfg := s.Config
+	if mix != nil {
+		fmt.Fprintf(stdout, "%s\n", mix)
+	}
 	if cfg.Trace { // the command never reads Result.Trace: count what the records give, keep none
 		cfg.Trace, cfg.Conversations = false, true
 	}
@@ -110,7 +121,10 @@ func runScenario(ctx context.Context, arg string, sets []file.Override, seed uin
 		return results.ExitUsage
 	}
 	r := results.Run{Name: s.Config.Name, Question: s.Question, Description: s.Description, Result: res,
-		Expectations: results.Verdicts(s, res), Replay: replayLine, Verbose: o.verbose}
+		Replay: replayLine, Verbose: o.verbose}
+	if mix == nil { // an exploration's seed is judged by its invariants alone
+		r.Expectations = results.Verdicts(s, res)
+	}
 	var ok bool
 	if o.quiet {
 		ok = results.WriteVerdict(stdout, r)

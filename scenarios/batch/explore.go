@@ -50,8 +50,8 @@ type LinkMix struct {
 	// Jitter is the mean of an exponential delay added to each packet: packets overtake
 	// each other (reordering).
 	Jitter time.Duration
-	// Slow, when set, makes the link slow: Latency more one way and Bandwidth bytes a
-	// second.
+	// Slow, when set, makes the link slow until the faults heal: Latency more one way and
+	// Bandwidth bytes a second.
 	Slow      bool
 	Latency   time.Duration
 	Bandwidth int64
@@ -167,8 +167,14 @@ func logUniform(r *rand.Rand, lo, hi time.Duration) time.Duration {
 }
 
 // crashable lists the instances a mix may crash: all but the standbys of failovers, which
-// host nothing until their failover.
+// host nothing until their failover; none when a workload reuses a pool of dialogs, which
+// the model does not carry through crashes.
 func crashable(cfg *scenarios.Config) []string {
+	for _, w := range cfg.Workloads {
+		if w.Reuse != nil {
+			return nil
+		}
+	}
 	standby := map[string]bool{}
 	for _, ch := range cfg.Timeline {
 		if ch.Crash != nil && ch.Crash.FailoverTo != "" {
@@ -204,12 +210,21 @@ func queueNames(cfg *scenarios.Config) []string {
 func (m Mix) Apply(cfg scenarios.Config) scenarios.Config {
 	cfg.CheckInvariants = true
 	cfg.Links = slices.Clone(cfg.Links)
+	cfg.Timeline = slices.Clone(cfg.Timeline)
 	for i, lm := range m.Links {
 		l := &cfg.Links[i]
+		own := l.PairConfig
 		l.AToB, l.BToA = lm.apply(l.AToB), lm.apply(l.BToA)
 		l.Partitions = append(slices.Clone(l.Partitions), lm.Partitions...)
+		if lm.Slow {
+			// Slow until the faults heal, then as fast as the scenario's own link: a slowness
+			// that stayed would be the design's, and its backlog the liveness bound's.
+			aToB, bToA := lm.slow(l.AToB), lm.slow(l.BToA)
+			cfg.Timeline = append(cfg.Timeline,
+				scenarios.Change{Link: &scenarios.LinkChange{A: l.A, B: l.B, AToB: &aToB, BToA: &bToA}},
+				scenarios.Change{At: m.HealAt, Link: &scenarios.LinkChange{A: l.A, B: l.B, AToB: &own.AToB, BToA: &own.BToA}})
+		}
 	}
-	cfg.Timeline = slices.Clone(cfg.Timeline)
 	for _, c := range m.Crashes {
 		cfg.Timeline = append(cfg.Timeline, scenarios.Change{At: c.At,
 			Crash: &scenarios.CrashChange{Instance: c.Instance, RestartAfter: c.Downtime}})
@@ -245,25 +260,30 @@ func (m Mix) Apply(cfg scenarios.Config) scenarios.Config {
 
 // apply adds the link's drawn faults to one direction's configuration.
 func (lm LinkMix) apply(c faulty.Config) faulty.Config {
-	switch {
-	case lm.Burst:
-		// Bursts of 5 packets on average, all lost, in the share of the time that makes the
-		// mean loss lm.Loss.
-		c.LossBurst = faulty.GilbertElliott{GoodToBad: 0.2 * lm.Loss / (1 - lm.Loss), BadToGood: 0.2, LossBad: 1}
-		c.LossProbability = 0
-	case lm.Loss > 0:
-		c.LossProbability = max(c.LossProbability, lm.Loss)
+	// The drawn loss replaces the link's own when it is larger in the mean (a link loses
+	// independently or in bursts, not both).
+	if own := max(c.LossProbability, c.LossBurst.MeanLoss()); lm.Loss > own {
+		c.LossProbability, c.LossBurst = lm.Loss, faulty.GilbertElliott{}
+		if lm.Burst {
+			// Bursts of 5 packets on average, all lost, in the share of the time that makes
+			// the mean loss lm.Loss.
+			c.LossProbability = 0
+			c.LossBurst = faulty.GilbertElliott{GoodToBad: 0.2 * lm.Loss / (1 - lm.Loss), BadToGood: 0.2, LossBad: 1}
+		}
 	}
 	c.DuplicateProbability = max(c.DuplicateProbability, lm.Duplicate)
 	c.CorruptProbability = max(c.CorruptProbability, lm.Corrupt)
 	if lm.Jitter > 0 && c.LatencyJitter.Mean < lm.Jitter {
 		c.LatencyJitter = sim.ExponentialMean(lm.Jitter)
 	}
-	if lm.Slow {
-		c.LatencyFixed += lm.Latency
-		if c.Bandwidth == 0 || c.Bandwidth > lm.Bandwidth {
-			c.Bandwidth = lm.Bandwidth
-		}
+	return c
+}
+
+// slow makes one direction of the link slow: more latency, less bandwidth.
+func (lm LinkMix) slow(c faulty.Config) faulty.Config {
+	c.LatencyFixed += lm.Latency
+	if c.Bandwidth == 0 || c.Bandwidth > lm.Bandwidth {
+		c.Bandwidth = lm.Bandwidth
 	}
 	return c
 }
@@ -272,7 +292,7 @@ func (lm LinkMix) apply(c faulty.Config) faulty.Config {
 // seed.
 func (m Mix) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "faults until %v, then the liveness phase", m.HealAt)
+	fmt.Fprintf(&b, "faults until %v, then the liveness phase", m.HealAt.Round(time.Millisecond))
 	if m.Swarm {
 		b.WriteString(" (swarm)")
 	}

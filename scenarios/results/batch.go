@@ -26,6 +26,9 @@ type SeedLine struct {
 	Reasons        []string `json:"reasons"`
 	StopReason     string   `json:"stop_reason"`
 	StoppedAtLimit bool     `json:"stopped_at_limit"`
+	// Faults is an exploration's fault mix for the seed, one line per link and kind
+	// (batch.Mix); absent for a check or a sweep.
+	Faults []string `json:"faults,omitempty"`
 	// Error is set for a run that could not start or panicked (a bug of the simulator).
 	Error  string `json:"error,omitempty"`
 	Replay string `json:"replay"`
@@ -96,6 +99,31 @@ func (b *BatchReport) SweepRun(name string, overrides []file.Override, r batch.S
 		where = append(where, s.Key+"="+s.Value)
 	}
 	b.add(line, name+" with "+strings.Join(where, ", "))
+}
+
+// Explored reports one seed of an exploration, its fault mix printed under it when it
+// fails, with the command that replays it.
+func (b *BatchReport) Explored(name string, e batch.ExploredSeed, replay string) {
+	line := SeedLine{Scenario: name, Seed: e.Seed, OK: e.OK(), Reasons: []string{}, StopReason: e.StopReason,
+		Faults: strings.Split(e.Mix.String(), "\n"), Replay: replay}
+	for i := range line.Faults {
+		line.Faults[i] = strings.TrimSpace(line.Faults[i])
+	}
+	if e.Err != nil {
+		line.Error, line.OK = e.Err.Error(), false
+		line.Reasons = append(line.Reasons, line.Error)
+	} else if e.Failure != "" {
+		line.Reasons = append(line.Reasons, e.Failure)
+	}
+	b.add(line, name)
+	if e.Err != nil {
+		fmt.Fprintf(b.out, "      %s seed %d: %v\n        replay: %s\n", name, e.Seed, e.Err, replay)
+	}
+	if !line.OK || b.verbose {
+		for _, f := range line.Faults {
+			fmt.Fprintf(b.out, "        %s\n", f)
+		}
+	}
 }
 
 // add counts a line, writes it to seeds.jsonl and, when it failed or verbose, to the console.

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"iter"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/sbsim/sbsim/scenarios/batch"
+	"github.com/sbsim/sbsim/scenarios/results"
+)
+
+// cmdExplore is `simulate explore`: a scenario over seeds 1 to N, each with a fault mix
+// drawn for it (batch.DrawMix) and printed under it, its invariants checked and its
+// liveness phase after the faults heal. With -seed it replays one seed as `run` would.
+func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newSubFlags("explore", stderr)
+	seeds := fs.Int("seeds", 100, "explore seeds 1 to `N`")
+	seed := fs.Uint64("seed", 0, "replay seed `N` alone, with its fault mix, and print its report (as run does)")
+	swarm := fs.Bool("swarm", false, "turn each kind of fault on for about half the seeds (swarm testing), not all on every seed")
+	nworkers := fs.Int("workers", workers(), "parallel runs, `N`; the output does not depend on it")
+	out := fs.String("out", "", "`DIR` for seeds.jsonl, one line per seed as it finishes (default sbsim-results/explore-NAME); with -seed, the run's results")
+	trace := fs.Bool("trace", false, "with -seed and -out, also write trace.jsonl")
+	verbose := fs.Bool("v", false, "print every seed and its faults as it finishes, not only those that fail")
+	quiet := fs.Bool("q", false, "with -seed, print only the replay line, the faults and the verdict")
+	sets := overridesFlag(fs)
+	pos, code, done := parseInterleaved(fs, args, stdout)
+	if done {
+		return code
+	}
+	seedSet := false
+	fs.Visit(func(f *flag.Flag) { seedSet = seedSet || f.Name == "seed" })
+	switch {
+	case len(pos) != 1:
+		fmt.Fprintln(stderr, "simulate explore: want one scenario, a file or a library name (simulate list)")
+		return results.ExitUsage
+	case *seeds < 1 || *nworkers < 1:
+		fmt.Fprintln(stderr, "simulate explore: -seeds and -workers must be 1 or more")
+		return results.ExitUsage
+	case *trace && (!seedSet || *out == ""):
+		fmt.Fprintln(stderr, "simulate explore: -trace writes trace.jsonl of one seed: give -seed and -out")
+		return results.ExitUsage
+	}
+	if seedSet {
+		return runScenario(ctx, pos[0], *sets, *seed, runOptions{out: *out, trace: *trace, verbose: *verbose, quiet: *quiet,
+			explore: &exploreOptions{swarm: *swarm}}, stdout, stderr)
+	}
+	s, err := open(pos[0], *sets)
+	if err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return results.ExitUsage
+	}
+	if *out == "" {
+		*out = filepath.Join("sbsim-results", "explore-"+strings.TrimSuffix(filepath.Base(pos[0]), ".yaml"))
+	}
+	report, err := results.NewBatchReport(stdout, *out, *verbose)
+	if err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return results.ExitNotWritten
+	}
+	mode := "every kind of fault on each seed"
+	if *swarm {
+		mode = "swarm: each kind of fault on about half the seeds"
+	}
+	fmt.Fprintf(stdout, "exploring %s over seeds 1 to %d, a fault mix drawn for each (%s), then the liveness phase\n", pos[0], *seeds, mode)
+	rules := map[string]int{}
+	tick, finish := progress(stderr, *seeds, "exploring")
+	for e := range batch.Until(ctx, paired(batch.Explore(s, *seeds, *swarm, *nworkers, tick))) {
+		if !e.OK() {
+			rules[e.Rule]++
+		}
+		report.Explored(pos[0], e, results.PinnedReplay(batch.ExploreReplay(pos[0], *sets, e.Seed, *swarm), s.Hash))
+	}
+	finish()
+	if report.Failed == 0 {
+		fmt.Fprintf(stdout, "PASS  %s: every invariant held on %d seeds\n", pos[0], report.Runs)
+	} else {
+		var broken []string
+		for rule, n := range rules {
+			broken = append(broken, fmt.Sprintf("%s on %d", cmpOr(rule, "an error"), n))
+		}
+		sort.Strings(broken)
+		fmt.Fprintf(stdout, "FAIL  %s: %d of %d seeds failed (%s)\n", pos[0], report.Failed, report.Runs, strings.Join(broken, ", "))
+	}
+	return report.Close(*seeds, ctx.Err() != nil, stderr)
+}
+
+// exploreOptions make runScenario replay one seed of an exploration: its fault mix drawn
+// and applied, printed before the report, and no expectation judged (the scenario's
+// figures are for its own faults, not the mix's).
+type exploreOptions struct {
+	swarm bool
+}
+
+// paired makes seq an iter.Seq2 (for batch.Until).
+func paired[T any](seq iter.Seq[T]) iter.Seq2[T, struct{}] {
+	return func(yield func(T, struct{}) bool) {
+		for v := range seq {
+			if !yield(v, struct{}{}) {
+				return
+			}
+		}
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// explore runs a scenario over seeds, a fault mix drawn for each, and writes one line per
+// seed, with its faults, to seeds.jsonl; the same bytes with one worker or two.
+func TestExplorePassesALibraryScenarioAndWritesEachSeed(t *testing.T) {
+	one, two := t.TempDir(), t.TempDir()
+	code, out, errOut := runCommand("explore", "lossy-wan", "-seeds", "6", "-swarm", "-out", one, "-workers", "1")
+	require.Equal(t, 0, code, out+errOut)
+	assert.Contains(t, out, "PASS  lossy-wan: every invariant held on 6 seeds")
+	code, _, _ = runCommand("explore", "lossy-wan", "-seeds", "6", "-swarm", "-out", two, "-workers", "2")
+	require.Equal(t, 0, code)
+
+	a, err := os.ReadFile(filepath.Join(one, "seeds.jsonl"))
+	require.NoError(t, err)
+	b, err := os.ReadFile(filepath.Join(two, "seeds.jsonl"))
+	require.NoError(t, err)
+	assert.Equal(t, string(a), string(b), "the output does not depend on the workers")
+	lines := strings.Split(strings.TrimSpace(string(a)), "\n")
+	require.Len(t, lines, 6)
+	for _, l := range lines {
+		assert.Contains(t, l, `"faults":["faults until `)
+		assert.Contains(t, l, `"replay":"go run ./cmd/simulate explore lossy-wan -seed `)
+	}
+}
+
+// A broker that retries once in a thousand hours fails the liveness phase after the faults
+// heal: explore fails (exit 1), prints the faults under each failing seed and the command
+// that replays it, and that command gives the same verdict.
+func TestExploreFailsABrokenBrokerAndItsReplayAgrees(t *testing.T) {
+	broken := []string{"-set", "broker.retry_interval_min=1000h", "-set", "broker.retry_interval_max=1000h",
+		"-set", "broker.closed_target_retention=2001h", "-set", "liveness={within: 10m}"}
+	code, out, errOut := runCommand(append([]string{"explore", "lossy-wan", "-seeds", "3", "-out", t.TempDir()}, broken...)...)
+	require.Equal(t, 1, code, out+errOut)
+	assert.Regexp(t, `FAIL  lossy-wan: \d of 3 seeds failed \(INV-12 on \d\)`, out)
+	m := regexp.MustCompile(`lossy-wan seed (\d+): INV-12 violated at t=(\S+) on conversation`).FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+	assert.Contains(t, out, "faults until ")
+	assert.Contains(t, out, "replay: go run ./cmd/simulate explore lossy-wan -set")
+
+	code, replay, _ := runCommand(append([]string{"explore", "lossy-wan", "-seed", m[1], "-q"}, broken...)...)
+	assert.Equal(t, 1, code, replay)
+	assert.Contains(t, replay, "faults until ")
+	assert.Contains(t, replay, "verdict: FAILED: INV-12 violated at "+m[2]+"\n", "the replay breaks the same rule at the same time")
+}
