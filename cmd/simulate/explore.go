@@ -15,7 +15,7 @@ import (
 )
 
 // cmdExplore is `simulate explore`: a scenario over seeds 1 to N, each with a fault mix
-// drawn for it (batch.DrawMix) and printed under it, its invariants checked and its
+// drawn for it (scenarios.DrawFaultMix) and printed under it, its invariants checked and its
 // liveness phase after the faults heal. With -seed it replays one seed as `run` would.
 func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newSubFlags("explore", stderr)

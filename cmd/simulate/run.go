@@ -83,9 +83,9 @@ func runScenario(ctx context.Context, arg string, sets []file.Override, seed uin
 	}
 	replayLine := results.PinnedReplay(file.Replay(arg, sets, seed, append(outFlag(o.out), extra...)...), s.Hash)
 	cfg := s.Config
-	var mix *batch.Mix
+	var mix *scenarios.FaultMix
 	if o.explore != nil {
-		m := batch.DrawMix(&cfg, seed, o.explore.swarm)
+		m := scenarios.DrawFaultMix(&cfg, seed, o.explore.swarm)
 		mix, cfg = &m, m.Apply(cfg)
 		replayLine = results.PinnedReplay(batch.ExploreReplay(arg, sets, seed, o.explore.swarm, append(outFlag(o.out), extra...)...), s.Hash)
 	}

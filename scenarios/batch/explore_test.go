@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/file"
 )
 
@@ -16,12 +17,12 @@ func TestAMixIsTheSeedsAlone(t *testing.T) {
 	s := library(t, "lossy-wan")
 	for seed := uint64(1); seed <= 50; seed++ {
 		for _, swarm := range []bool{false, true} {
-			a, b := DrawMix(&s.Config, seed, swarm), DrawMix(&s.Config, seed, swarm)
+			a, b := scenarios.DrawFaultMix(&s.Config, seed, swarm), scenarios.DrawFaultMix(&s.Config, seed, swarm)
 			assert.Equal(t, a, b, "seed %d", seed)
 			assert.Equal(t, a.String(), b.String())
 		}
 	}
-	assert.NotEqual(t, DrawMix(&s.Config, 1, false), DrawMix(&s.Config, 2, false))
+	assert.NotEqual(t, scenarios.DrawFaultMix(&s.Config, 1, false), scenarios.DrawFaultMix(&s.Config, 2, false))
 }
 
 // The mixes cover the whole fault space over many seeds: every kind of fault, outages
@@ -33,7 +34,7 @@ func TestMixesDrawTheWholeFaultSpace(t *testing.T) {
 	seen := map[string]int{}
 	for seed := uint64(1); seed <= 500; seed++ {
 		for _, swarm := range []bool{false, true} {
-			m := DrawMix(&s.Config, seed, swarm)
+			m := scenarios.DrawFaultMix(&s.Config, seed, swarm)
 			for _, l := range m.Links {
 				count(seen, "loss", l.Loss > 0 && !l.Burst)
 				count(seen, "burst", l.Burst)
