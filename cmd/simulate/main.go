@@ -78,6 +78,8 @@ func subcommands() []subcommand {
 			"  simulate run lossy-wan -seed 7\n  simulate run my-design.yaml -out results/ -trace\n  simulate run lossy-wan -set broker.retry_interval_min=1s\n", cmdRun},
 		{"check", "FILE...|all [-seeds N] [-set key=value ...] [-out DIR] [-workers N] [-v]", "run scenarios over many seeds and report their invariants and expectations",
 			"  simulate check all -seeds 5\n  simulate check my-design.yaml -seeds 100\n", cmdCheck},
+		{"recheck", "DIR|trace.jsonl", "run every invariant checker over a saved trace, and compare the verdict with the run's summary.json",
+			"  simulate run lossy-wan -seed 1 -out results/ -trace\n  simulate recheck results/\n", cmdRecheck},
 		{"sweep", "FILE|NAME -set key=v1,v2,... [-set ...] [-seeds N] [-out DIR] [-workers N] [-v]",
 			"run a grid of one or two parameters over many seeds", "  simulate sweep activation-burst -set procedures.0.top=1,2,5,10 -seeds 10\n", cmdSweep},
 		{"list", "", "list the library's scenarios and the question each answers", "  simulate list\n", cmdList},
