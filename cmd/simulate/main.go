@@ -81,6 +81,8 @@ func subcommands() []subcommand {
 		{"explore", "FILE|NAME [-seeds N] [-swarm] [-seed N] [-set key=value ...] [-out DIR] [-workers N] [-v]",
 			"run a scenario's invariants over many seeds, a fault mix drawn for each, then the liveness phase",
 			"  simulate explore lossy-wan -seeds 1000\n  simulate explore my-design.yaml -seeds 10000 -swarm\n  simulate explore lossy-wan -seed 17 -out results/ -trace\n", cmdExplore},
+		{"recheck", "DIR|trace.jsonl", "run every invariant checker over a saved trace, and compare the verdict with the run's summary.json",
+			"  simulate run lossy-wan -seed 1 -out results/ -trace\n  simulate recheck results/\n", cmdRecheck},
 		{"sweep", "FILE|NAME -set key=v1,v2,... [-set ...] [-seeds N] [-out DIR] [-workers N] [-v]",
 			"run a grid of one or two parameters over many seeds", "  simulate sweep activation-burst -set procedures.0.top=1,2,5,10 -seeds 10\n", cmdSweep},
 		{"list", "", "list the library's scenarios and the question each answers", "  simulate list\n", cmdList},

@@ -1,0 +1,99 @@
+package results
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/sbsim/sbsim/model/invariant"
+)
+
+// Recheck is the verdict of the invariant checkers over a saved trace (RecheckTrace), and
+// whether it is the verdict its run gave.
+type Recheck struct {
+	// Records counts the records read.
+	Records int
+	// Violation is the first violation the checkers found, nil when every invariant held.
+	Violation *invariant.Violation
+	// Findings counts the design findings (invariant.Finding).
+	Findings int
+	// Finished says whether INV-12 was checked at the end: when the run drained, or
+	// stopped on a limit or at a violation of INV-12, and its scenario did not expect it
+	// not to drain (the run's summary says which).
+	Finished bool
+	// Differs says how the verdict differs from the run's summary.json ("" when it is the
+	// same, or when there was no summary to compare with).
+	Differs string
+}
+
+// RecheckTrace runs every invariant checker over trace, the records of a run in the order
+// trace.jsonl holds them, and, with the run's summary (nil when there is none), checks
+// INV-12 at the end as the run did and compares the two verdicts: the same rule, at the
+// same time, on the same conversation. The liveness phase's deadline checks, which the run
+// made before it stopped, come back as the check at the end.
+func RecheckTrace(trace io.Reader, summary *Summary) (Recheck, error) {
+	var rc Recheck
+	c := invariant.New()
+	var last float64
+	for r, err := range ReadTrace(trace) {
+		if err != nil {
+			return rc, err
+		}
+		rc.Records++
+		last = r.At.Seconds()
+		if rc.Violation = c.ObserveRecord(&r); rc.Violation != nil {
+			break
+		}
+	}
+	if summary != nil && rc.Violation == nil && finishes(summary) {
+		rc.Finished = true
+		end := summary.EndTimeS
+		if v := summary.Invariants.Violation; v != nil {
+			end = v.TimeS
+		}
+		rc.Violation = c.Finish(fromSeconds(max(end, last)))
+	}
+	rc.Findings = c.FindingCount()
+	if summary != nil {
+		rc.Differs = differs(rc, summary)
+	}
+	return rc, nil
+}
+
+// finishes reports whether the run of summary checked INV-12 at its end.
+func finishes(s *Summary) bool {
+	if v := s.Invariants.Violation; v != nil {
+		return v.Rule == "INV-12"
+	}
+	for _, r := range s.Invariants.Rules {
+		if r.Rule == "INV-12" && r.Detail == NotDrained {
+			return false
+		}
+	}
+	return s.Invariants.Checked
+}
+
+// differs says how the recheck's verdict differs from the run's, or "".
+func differs(rc Recheck, s *Summary) string {
+	run := s.Invariants.Violation
+	switch {
+	case !s.Invariants.Checked:
+		return "the run did not check its invariants (check_invariants: off): its summary has no verdict to compare"
+	case run == nil && rc.Violation == nil:
+		if rc.Findings != s.Invariants.FindingCount {
+			return fmt.Sprintf("%d design findings, where the run reported %d", rc.Findings, s.Invariants.FindingCount)
+		}
+		return ""
+	case run == nil:
+		return fmt.Sprintf("the trace breaks %s, where the run held every invariant", rc.Violation.Rule)
+	case rc.Violation == nil:
+		return fmt.Sprintf("the trace holds every invariant, where the run broke %s", run.Rule)
+	}
+	v := violation(rc.Violation)
+	if v.Rule != run.Rule || v.Conversation != run.Conversation {
+		return fmt.Sprintf("%s on %q, where the run broke %s on %q", v.Rule, v.Conversation, run.Rule, run.Conversation)
+	}
+	if v.Rule != "INV-12" && v.TimeS != run.TimeS {
+		return fmt.Sprintf("%s at %vs, where the run broke it at %vs", v.Rule, v.TimeS, run.TimeS)
+	}
+	return ""
+}
