@@ -5,12 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"iter"
 	"path/filepath"
-	"sort"
 	"strings"
 
-	"github.com/sbsim/sbsim/scenarios/batch"
 	"github.com/sbsim/sbsim/scenarios/results"
 )
 
@@ -54,39 +51,14 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
 		return results.ExitUsage
 	}
-	if *out == "" {
-		*out = filepath.Join("sbsim-results", "explore-"+strings.TrimSuffix(filepath.Base(pos[0]), ".yaml"))
+	o := results.ExploreOptions{Arg: pos[0], Overrides: *sets, Seeds: *seeds, Swarm: *swarm, Workers: *nworkers, Out: *out, Verbose: *verbose}
+	if o.Out == "" {
+		o.Out = filepath.Join("sbsim-results", "explore-"+strings.TrimSuffix(filepath.Base(pos[0]), ".yaml"))
 	}
-	report, err := results.NewBatchReport(stdout, *out, *verbose)
-	if err != nil {
-		fmt.Fprintf(stderr, "simulate: %v\n", err)
-		return results.ExitNotWritten
-	}
-	mode := "every kind of fault on each seed"
-	if *swarm {
-		mode = "swarm: each kind of fault on about half the seeds"
-	}
-	fmt.Fprintf(stdout, "exploring %s over seeds 1 to %d, a fault mix drawn for each (%s), then the liveness phase\n", pos[0], *seeds, mode)
-	rules := map[string]int{}
-	tick, finish := progress(stderr, *seeds, "exploring")
-	for e := range batch.Until(ctx, paired(batch.Explore(s, *seeds, *swarm, *nworkers, tick))) {
-		if !e.OK() {
-			rules[e.Rule]++
-		}
-		report.Explored(pos[0], e, results.PinnedReplay(batch.ExploreReplay(pos[0], *sets, e.Seed, *swarm), s.Hash))
-	}
-	finish()
-	if report.Failed == 0 {
-		fmt.Fprintf(stdout, "PASS  %s: every invariant held on %d seeds\n", pos[0], report.Runs)
-	} else {
-		var broken []string
-		for rule, n := range rules {
-			broken = append(broken, fmt.Sprintf("%s on %d", cmpOr(rule, "an error"), n))
-		}
-		sort.Strings(broken)
-		fmt.Fprintf(stdout, "FAIL  %s: %d of %d seeds failed (%s)\n", pos[0], report.Failed, report.Runs, strings.Join(broken, ", "))
-	}
-	return report.Close(*seeds, ctx.Err() != nil, stderr)
+	var finish func()
+	o.Progress, finish = progress(stderr, *seeds, "exploring")
+	defer finish()
+	return results.Explore(ctx, stdout, stderr, s, o)
 }
 
 // exploreOptions make runScenario replay one seed of an exploration: its fault mix drawn
@@ -94,22 +66,4 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 // figures are for its own faults, not the mix's).
 type exploreOptions struct {
 	swarm bool
-}
-
-// paired makes seq an iter.Seq2 (for batch.Until).
-func paired[T any](seq iter.Seq[T]) iter.Seq2[T, struct{}] {
-	return func(yield func(T, struct{}) bool) {
-		for v := range seq {
-			if !yield(v, struct{}{}) {
-				return
-			}
-		}
-	}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -1,8 +1,12 @@
 package results
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 
 	"github.com/sbsim/sbsim/model/invariant"
 )
@@ -96,4 +100,64 @@ func differs(rc Recheck, s *Summary) string {
 		return fmt.Sprintf("%s at %vs, where the run broke it at %vs", v.Rule, v.TimeS, run.TimeS)
 	}
 	return ""
+}
+
+// RecheckPath is simulate recheck: the checkers over path's trace (a results folder, or its
+// trace.jsonl), compared with the summary.json beside it, the verdict printed to stdout. It
+// returns the exit code: ExitFailed when an invariant broke or the verdict differs from the
+// run's, ExitUsage when the trace or the summary cannot be read.
+func RecheckPath(path string, stdout, stderr io.Writer) int {
+
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, TraceFile)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return ExitUsage
+	}
+	defer f.Close()
+	var summary *Summary
+	sumPath := filepath.Join(filepath.Dir(path), SummaryFile)
+	switch sf, err := os.Open(sumPath); {
+	case err == nil:
+		s, err := ReadSummary(sf)
+		sf.Close()
+		if err != nil {
+			fmt.Fprintf(stderr, "simulate: %s: %v\n", sumPath, err)
+			return ExitUsage
+		}
+		summary = &s
+	case !errors.Is(err, fs.ErrNotExist):
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return ExitUsage
+	}
+	rc, err := RecheckTrace(f, summary)
+	if err != nil {
+		fmt.Fprintf(stderr, "simulate: %s: %v\n", path, err)
+		return ExitUsage
+	}
+	fmt.Fprintf(stdout, "rechecked %d trace records of %s\n", rc.Records, path)
+	switch {
+	case rc.Violation != nil:
+		fmt.Fprintf(stdout, "verdict: FAILED: %v\n", rc.Violation)
+	default:
+		fmt.Fprintf(stdout, "verdict: every invariant held (%d design findings)\n", rc.Findings)
+	}
+	if !rc.Finished {
+		fmt.Fprintln(stdout, "INV-12 (everything delivered at the end) was not checked: no summary.json beside the trace, or the run did not drain, as its scenario expects")
+	}
+	switch {
+	case summary == nil:
+		fmt.Fprintf(stdout, "no %s beside the trace: nothing to compare the verdict with\n", SummaryFile)
+	case rc.Differs != "":
+		fmt.Fprintf(stdout, "DIFFERS from the run's %s: %s\n", SummaryFile, rc.Differs)
+		return ExitFailed
+	default:
+		fmt.Fprintf(stdout, "the run's %s gives the same verdict\n", SummaryFile)
+	}
+	if rc.Violation != nil {
+		return ExitFailed
+	}
+	return ExitOK
 }

@@ -1,0 +1,75 @@
+package results
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"iter"
+	"sort"
+	"strings"
+
+	"github.com/sbsim/sbsim/scenarios/batch"
+	"github.com/sbsim/sbsim/scenarios/file"
+)
+
+// ExploreOptions are what an exploration runs (simulate explore): the scenario as the
+// command line named it (Arg, with its Overrides, for the replay lines), seeds 1 to Seeds,
+// swarm or not, on Workers, reporting to Out's seeds.jsonl (every seed to the console when
+// Verbose); Progress, when set, is called once per seed.
+type ExploreOptions struct {
+	Arg       string
+	Overrides []file.Override
+	Seeds     int
+	Swarm     bool
+	Workers   int
+	Out       string
+	Verbose   bool
+	Progress  func()
+}
+
+// Explore explores s (batch.Explore): each failing seed printed to stdout as it finishes,
+// its faults under it, each seed a line of seeds.jsonl, then the verdict over the seeds. It
+// returns the exit code: ExitFailed when a seed failed, ExitInterrupted when ctx ended it.
+func Explore(ctx context.Context, stdout, stderr io.Writer, s *file.Scenario, o ExploreOptions) int {
+	report, err := NewBatchReport(stdout, o.Out, o.Verbose)
+	if err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return ExitNotWritten
+	}
+	mode := "every kind of fault on each seed"
+	if o.Swarm {
+		mode = "swarm: each kind of fault on about half the seeds"
+	}
+	fmt.Fprintf(stdout, "exploring %s over seeds 1 to %d, a fault mix drawn for each (%s), then the liveness phase\n",
+		o.Arg, o.Seeds, mode)
+	rules := map[string]int{}
+	for e := range batch.Until(ctx, paired(batch.Explore(s, o.Seeds, o.Swarm, o.Workers, o.Progress))) {
+		if !e.OK() {
+			rules[cmp.Or(e.Rule, "an error")]++
+		}
+		report.Explored(o.Arg, e, PinnedReplay(batch.ExploreReplay(o.Arg, o.Overrides, e.Seed, o.Swarm), s.Hash))
+	}
+	if report.Failed == 0 {
+		fmt.Fprintf(stdout, "PASS  %s: every invariant held on %d seeds\n", o.Arg, report.Runs)
+	} else {
+		var broken []string
+		for rule, n := range rules {
+			broken = append(broken, fmt.Sprintf("%s on %d", rule, n))
+		}
+		sort.Strings(broken)
+		fmt.Fprintf(stdout, "FAIL  %s: %d of %d seeds failed (%s)\n", o.Arg, report.Failed, report.Runs, strings.Join(broken, ", "))
+	}
+	return report.Close(o.Seeds, ctx.Err() != nil, stderr)
+}
+
+// paired makes seq an iter.Seq2, for batch.Until.
+func paired[T any](seq iter.Seq[T]) iter.Seq2[T, struct{}] {
+	return func(yield func(T, struct{}) bool) {
+		for v := range seq {
+			if !yield(v, struct{}{}) {
+				return
+			}
+		}
+	}
+}
