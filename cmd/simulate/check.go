@@ -22,6 +22,8 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	nworkers := fs.Int("workers", workers(), "parallel runs, `N`; the output does not depend on it")
 	out := fs.String("out", "", "`DIR` for seeds.jsonl, one line per seed as it finishes (default sbsim-results/check-NAME)")
 	verbose := fs.Bool("v", false, "print every seed as it finishes, not only those that fail")
+	var determinism bool
+	determinismFlag(fs, &determinism)
 	sets := overridesFlag(fs)
 	pos, code, done := parseInterleaved(fs, args, stdout)
 	if done {
@@ -64,5 +66,22 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		report.Verdict(*v, replay)
 	}
 	finish()
-	return report.Close(total, ctx.Err() != nil, stderr)
+	same := results.ExitOK
+	if determinism && ctx.Err() == nil {
+		jobs := batch.Jobs(targets)
+		same = checkDeterminism(ctx, jobs, *nworkers, func(i int) string {
+			name := targetOf(targets, i).Name
+			return results.PinnedReplay(file.Replay(name, *sets, jobs[i].Seed, "-check-determinism"), hashes[name])
+		}, stdout, stderr)
+	}
+	return results.Worst(report.Close(total, ctx.Err() != nil, stderr), same)
+}
+
+// targetOf is the target of job i of batch.Jobs(targets).
+func targetOf(targets []batch.Target, i int) batch.Target {
+	k := 0
+	for ; i >= targets[k].Seeds; k++ {
+		i -= targets[k].Seeds
+	}
+	return targets[k]
 }

@@ -19,6 +19,8 @@ import (
 type runOptions struct {
 	out                   string
 	trace, quiet, verbose bool
+	// determinism runs the seed twice more after the run (-check-determinism).
+	determinism bool
 }
 
 // cmdRun is `simulate run`.
@@ -30,6 +32,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.trace, "trace", false, "also write every trace record, as trace.jsonl (with -out)")
 	fs.BoolVar(&o.quiet, "q", false, "print only the replay line and the verdict")
 	fs.BoolVar(&o.verbose, "v", false, "list every row of the long tables (conversations, queues over time)")
+	determinismFlag(fs, &o.determinism)
 	sets := overridesFlag(fs)
 	pos, code, done := parseInterleaved(fs, args, stdout)
 	if done {
@@ -66,6 +69,9 @@ func runScenario(ctx context.Context, arg string, sets []file.Override, seed uin
 	var extra []string
 	if o.trace {
 		extra = append(extra, "-trace")
+	}
+	if o.determinism {
+		extra = append(extra, "-check-determinism")
 	}
 	s, err := open(arg, sets)
 	if err != nil {
@@ -129,6 +135,10 @@ func runScenario(ctx context.Context, arg string, sets []file.Override, seed uin
 		}
 	}
 	code := results.RunExitCode(ok, res.StopReason)
+	if o.determinism {
+		job := batch.Job{Config: s.Config, Seed: seed}
+		code = results.Worst(code, checkDeterminism(ctx, []batch.Job{job}, 1, func(int) string { return replayLine }, stdout, stderr))
+	}
 	switch {
 	case code == results.ExitFailed && !o.quiet:
 		fmt.Fprintf(stdout, "\nreplay: %s\n", replayLine)

@@ -65,14 +65,9 @@ const determinismChunk = 1024
 // while Determinism runs.
 func Determinism(jobs []Job, workers int, progress func()) iter.Seq[Divergence] {
 	return func(yield func(Divergence) bool) {
-		procs := runtime.GOMAXPROCS(0)
-		other := 1
-		if procs == 1 {
-			other = 2
-		}
-		passes := [2]Pass{{GOMAXPROCS: procs, Workers: max(1, workers)}, {GOMAXPROCS: other, Workers: max(1, workers) + 1}}
 		for start := 0; start < len(jobs); start += determinismChunk {
 			chunk := jobs[start:min(len(jobs), start+determinismChunk)]
+			passes := DeterminismPasses(workers, len(chunk))
 			first := digests(chunk, passes[0], progress)
 			second := digests(chunk, passes[1], progress)
 			for i, job := range chunk {
@@ -82,9 +77,6 @@ func Determinism(jobs []Job, workers int, progress func()) iter.Seq[Divergence] 
 				}
 				d := Divergence{Index: start + i, Seed: job.Seed, Scenario: job.Config.Name, Passes: passes,
 					Digests: [2]TraceDigest{a.Kept, b.Kept}}
-				for k := range d.Passes {
-					d.Passes[k].Workers = min(d.Passes[k].Workers, len(chunk))
-				}
 				if d.Err = a.Err; d.Err == nil {
 					d.Err = b.Err
 				}
@@ -97,6 +89,20 @@ func Determinism(jobs []Job, workers int, progress func()) iter.Seq[Divergence] 
 			}
 		}
 	}
+}
+
+// DeterminismPasses returns how Determinism runs its two passes of jobs runs with
+// workers: at the process's GOMAXPROCS on workers, then at GOMAXPROCS 1 (2 when it is 1)
+// on one more, each time on no more workers than runs (nor than a chunk's).
+func DeterminismPasses(workers, jobs int) [2]Pass {
+	procs := runtime.GOMAXPROCS(0)
+	other := 1
+	if procs == 1 {
+		other = 2
+	}
+	most := max(1, min(jobs, determinismChunk))
+	w := max(1, workers)
+	return [2]Pass{{GOMAXPROCS: procs, Workers: min(w, most)}, {GOMAXPROCS: other, Workers: min(w+1, most)}}
 }
 
 // CheckDeterminism runs job twice, as Determinism does, and returns the Divergence, an

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sbsim/sbsim/model"
+	"github.com/sbsim/sbsim/scenarios"
+	"github.com/sbsim/sbsim/scenarios/batch"
+	"github.com/sbsim/sbsim/scenarios/file"
+	"github.com/sbsim/sbsim/scenarios/results"
+)
+
+// check -check-determinism runs every seed twice more and says so; run does it for its seed.
+func TestCheckDeterminismPassesADeterministicScenario(t *testing.T) {
+	code, out, errOut := runCommand("check", "poison-message", "-seeds", "2", "-check-determinism", "-out", t.TempDir())
+	require.Equal(t, results.ExitOK, code, "%s%s", out, errOut)
+	assert.Contains(t, out, "PASS  poison-message (2 seeds)\ndeterminism: ok, 2 seeds, each run twice more (with GOMAXPROCS ")
+
+	code, out, errOut = runCommand("run", "poison-message", "-seed", "2", "-q", "-check-determinism")
+	require.Equal(t, results.ExitOK, code, "%s%s", out, errOut)
+	assert.Contains(t, out, "run poison-message -seed 2 -check-determinism")
+	assert.Contains(t, out, "determinism: ok, 1 seed, each run twice more")
+}
+
+// A seed whose runs differ fails the command (exit 1) with the report of the first record
+// that differs and the command that replays the seed: here lossy-wan, whose readers end
+// each conversation on its reply, with an error or without, as the first key of a Go map
+// says.
+func TestCheckDeterminismFailsASeedWhoseRunsDiffer(t *testing.T) {
+	s, err := file.Library("lossy-wan")
+	require.NoError(t, err)
+	cfg := s.Config
+	choices := map[string]int32{"a": 0, "b": 50001, "c": 0, "d": 50002, "e": 0, "f": 50003, "g": 0, "h": 50004}
+	cfg.Readers = append([]scenarios.Reader(nil), cfg.Readers...)
+	require.NotEmpty(t, cfg.Readers)
+	for i := range cfg.Readers {
+		cfg.Readers[i].Hook = func(ctx *scenarios.HookContext) ([]scenarios.Statement, bool) {
+			if ctx.Message.MessageType == model.EndDialogMessageType {
+				return nil, false
+			}
+			for _, code := range choices {
+				return []scenarios.Statement{{Kind: scenarios.StatementEnd, ErrorCode: code}}, true
+			}
+			return nil, false
+		}
+	}
+	jobs := []batch.Job{{Config: s.Config, Seed: 1}, {Config: cfg, Seed: 2}}
+	var out, errOut bytes.Buffer
+
+	code := checkDeterminism(context.Background(), jobs, 2, func(i int) string { return "REPLAY" }, &out, &errOut)
+
+	assert.Equal(t, results.ExitFailed, code, out.String())
+	assert.Contains(t, out.String(), "NOT DETERMINISTIC  lossy-wan seed 2: the run is not deterministic")
+	assert.NotContains(t, out.String(), "seed 1:")
+	assert.Contains(t, out.String(), "\n      run twice more side by side (A and B), they first differ at trace record ")
+	assert.Contains(t, out.String(), "\n        fields that differ (A / B): ")
+	assert.Contains(t, out.String(), "      replay: REPLAY\n")
+	assert.Contains(t, out.String(), "determinism: 1 of 2 seeds not deterministic")
+}
