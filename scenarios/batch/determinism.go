@@ -162,8 +162,17 @@ func fieldDifferences(a, b *model.TraceRecord) string {
 	for i := range va.NumField() {
 		x, y := va.Field(i).Interface(), vb.Field(i).Interface()
 		if x != y {
-			out = append(out, fmt.Sprintf("%s %v / %v", va.Type().Field(i).Name, x, y))
+			out = append(out, fmt.Sprintf("%s %s / %s", va.Type().Field(i).Name, shown(x), shown(y)))
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// shown is v as a record's field shows it: "none" for a value that prints as nothing (the
+// zero Reason).
+func shown(v any) string {
+	if s := fmt.Sprint(v); s != "" {
+		return s
+	}
+	return "none"
 }

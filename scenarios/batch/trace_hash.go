@@ -14,17 +14,17 @@ const (
 	fnvPrime64  = 1099511628211
 )
 
-// fnvWord folds the 8 bytes of v, least significant first, into the FNV-1a hash h.
+// fnvWord folds v into h: FNV-1a's step (xor, then multiply by its prime) on the whole
+// 64-bit word at once rather than on each of its bytes, 8 times fewer multiplications (a
+// library check hashes two million records), then an xor-shift, so that a difference in
+// v's high bits reaches the low ones. For a given v each step is a bijection of h: two
+// hashes that differ stay different unless a later difference cancels that one exactly.
 func fnvWord(h, v uint64) uint64 {
-	for range 8 {
-		h ^= v & 0xff
-		h *= fnvPrime64
-		v >>= 8
-	}
-	return h
+	h = (h ^ v) * fnvPrime64
+	return h ^ h>>29
 }
 
-// fnvString folds the bytes of s, then its length, into h.
+// fnvString folds the bytes of s, one by one as FNV-1a does, then its length, into h.
 func fnvString(h uint64, s string) uint64 {
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])
@@ -58,7 +58,7 @@ func hashRecord(h uint64, r *model.TraceRecord) uint64 {
 }
 
 // TraceDigest is what the determinism check keeps of a run, whatever its length: a
-// running hash (FNV-1a, 64 bits) of its trace records in the order they were emitted, each
+// running hash (FNV-1a, 64 bits, word by word: fnvWord) of its trace records in the order they were emitted, each
 // with its event number, how many there were, and how the run ended.
 type TraceDigest struct {
 	Hash    uint64
