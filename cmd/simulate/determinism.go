@@ -15,7 +15,7 @@ import (
 func determinismFlag(fs *flag.FlagSet, on *bool) {
 	fs.BoolVar(on, "check-determinism", false, "also run each seed twice more, the second time with another GOMAXPROCS (and, for\n"+
 		"check, another number of workers), compare running hashes of their traces, and print the first trace record\n"+
-		"that differs (docs/outputs.md#the-determinism-check)")
+		"that differs (docs/getting-started.md#the-determinism-check)")
 }
 
 // checkDeterminism runs the jobs twice more (batch.Determinism), prints each seed whose

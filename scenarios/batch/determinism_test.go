@@ -163,10 +163,11 @@ func TestDeterminismRunsTheSecondPassWithAnotherGOMAXPROCS(t *testing.T) {
 	}
 }
 
-// Deterministic runs pass the check: every library scenario on its first seed (the first
+// INV-11 across threads and batches: every library scenario on its first seed (the first
 // three in -short), and the world of the tests above with a hook that draws from its own
-// stream.
-func TestDeterminismPassesTheLibrary(t *testing.T) {
+// stream, gives the same trace, events and metrics at another GOMAXPROCS, among another
+// number of workers.
+func TestINV11_TheLibraryRunsTheSameWithAnotherGOMAXPROCSAndWorkers(t *testing.T) {
 	names := file.LibraryNames()
 	if testing.Short() {
 		names = names[:3]
