@@ -30,11 +30,16 @@ func checkDeterminism(ctx context.Context, jobs []batch.Job, workers int, replay
 			}
 		}
 	}
-	differ := 0
+	differ, failed := 0, 0
 	for d := range batch.Until(ctx, divergences) {
-		differ++
+		label := "NOT DETERMINISTIC"
+		if d.Err != nil {
+			label, failed = "FAIL", failed+1
+		} else {
+			differ++
+		}
 		report := strings.ReplaceAll(d.Error(), "\n", "\n    ") // indented under the seed, as check's details
-		fmt.Fprintf(stdout, "NOT DETERMINISTIC  %s\n      replay: %s\n", report, replay(d.Index))
+		fmt.Fprintf(stdout, "%s  %s\n      replay: %s\n", label, report, replay(d.Index))
 	}
 	finish()
 	p := batch.DeterminismPasses(workers, len(jobs))
@@ -42,8 +47,9 @@ func checkDeterminism(ctx context.Context, jobs []batch.Job, workers int, replay
 	case ctx.Err() != nil:
 		fmt.Fprintln(stderr, "simulate: interrupted during the determinism check")
 		return results.ExitInterrupted
-	case differ > 0:
-		fmt.Fprintf(stdout, "determinism: %d of %s not deterministic (runs with %v, then %v)\n", differ, seedCount(len(jobs)), p[0], p[1])
+	case differ > 0 || failed > 0:
+		fmt.Fprintf(stdout, "determinism: %d of %s not deterministic, %d could not run (runs with %v, then %v)\n",
+			differ, seedCount(len(jobs)), failed, p[0], p[1])
 		return results.ExitFailed
 	}
 	fmt.Fprintf(stdout, "determinism: ok, %s, each run twice more (with %v, then %v): the same traces\n", seedCount(len(jobs)), p[0], p[1])

@@ -60,5 +60,5 @@ func TestCheckDeterminismFailsASeedWhoseRunsDiffer(t *testing.T) {
 	assert.Contains(t, out.String(), "\n      run twice more side by side (A and B), they first differ at trace record ")
 	assert.Contains(t, out.String(), "\n        fields that differ (A / B): ")
 	assert.Contains(t, out.String(), "      replay: REPLAY\n")
-	assert.Contains(t, out.String(), "determinism: 1 of 2 seeds not deterministic")
+	assert.Contains(t, out.String(), "determinism: 1 of 2 seeds not deterministic, 0 could not run")
 }

@@ -230,3 +230,18 @@ func TestHashRecordSeesEveryField(t *testing.T) {
 		})
 	}
 }
+
+// The runs of the check keep no trace, even of a scenario that asks for one (lossy-wan's
+// trace: true), nor the table of conversations: their records go to the hash only.
+func TestDeterminismRunsKeepNoTrace(t *testing.T) {
+	cfg := library(t, "lossy-wan").Config
+	require.True(t, cfg.Trace)
+	h := newTraceHasher()
+
+	res, err := scenarios.Run(tracedTo(cfg, h), 1)
+
+	require.NoError(t, err)
+	assert.Empty(t, res.Trace)
+	assert.Empty(t, res.Conversations)
+	assert.NotZero(t, h.digest(res).Records)
+}
