@@ -40,3 +40,12 @@ func Jobs(targets []Target) []Job {
 	}
 	return jobs
 }
+
+// TargetOf returns the target of job i of Jobs(targets).
+func TargetOf(targets []Target, i int) Target {
+	k := 0
+	for ; i >= targets[k].Seeds; k++ {
+		i -= targets[k].Seeds
+	}
+	return targets[k]
+}

@@ -1,4 +1,4 @@
-package main
+package results
 
 import (
 	"bytes"
@@ -12,26 +12,13 @@ import (
 	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/batch"
 	"github.com/sbsim/sbsim/scenarios/file"
-	"github.com/sbsim/sbsim/scenarios/results"
 )
 
-// check -check-determinism runs every seed twice more and says so; run does it for its seed.
-func TestCheckDeterminismPassesADeterministicScenario(t *testing.T) {
-	code, out, errOut := runCommand("check", "poison-message", "-seeds", "2", "-check-determinism", "-out", t.TempDir())
-	require.Equal(t, results.ExitOK, code, "%s%s", out, errOut)
-	assert.Contains(t, out, "PASS  poison-message (2 seeds)\ndeterminism: ok, 2 seeds, each run twice more (with GOMAXPROCS ")
-
-	code, out, errOut = runCommand("run", "poison-message", "-seed", "2", "-q", "-check-determinism")
-	require.Equal(t, results.ExitOK, code, "%s%s", out, errOut)
-	assert.Contains(t, out, "run poison-message -seed 2 -check-determinism")
-	assert.Contains(t, out, "determinism: ok, 1 seed, each run twice more")
-}
-
-// A seed whose runs differ fails the command (exit 1) with the report of the first record
+// A seed whose runs differ fails the check (exit 1) with the report of the first record
 // that differs and the command that replays the seed: here lossy-wan, whose readers end
 // each conversation on its reply, with an error or without, as the first key of a Go map
 // says.
-func TestCheckDeterminismFailsASeedWhoseRunsDiffer(t *testing.T) {
+func TestDeterminismReportFailsASeedWhoseRunsDiffer(t *testing.T) {
 	s, err := file.Library("lossy-wan")
 	require.NoError(t, err)
 	cfg := s.Config
@@ -52,9 +39,9 @@ func TestCheckDeterminismFailsASeedWhoseRunsDiffer(t *testing.T) {
 	jobs := []batch.Job{{Config: s.Config, Seed: 1}, {Config: cfg, Seed: 2}}
 	var out, errOut bytes.Buffer
 
-	code := checkDeterminism(context.Background(), jobs, 2, func(i int) string { return "REPLAY" }, &out, &errOut)
+	code := reportDeterminism(context.Background(), jobs, 2, nil, func(i int) string { return "REPLAY" }, &out, &errOut)
 
-	assert.Equal(t, results.ExitFailed, code, out.String())
+	assert.Equal(t, ExitFailed, code, out.String())
 	assert.Contains(t, out.String(), "NOT DETERMINISTIC  lossy-wan seed 2: the run is not deterministic")
 	assert.NotContains(t, out.String(), "seed 1:")
 	assert.Contains(t, out.String(), "\n      run twice more side by side (A and B), they first differ at trace record ")
