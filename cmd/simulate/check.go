@@ -4,11 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 
 	"github.com/sbsim/sbsim/scenarios/batch"
-	"github.com/sbsim/sbsim/scenarios/file"
 	"github.com/sbsim/sbsim/scenarios/results"
 )
 
@@ -22,6 +19,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	nworkers := fs.Int("workers", workers(), "parallel runs, `N`; the output does not depend on it")
 	out := fs.String("out", "", "`DIR` for seeds.jsonl, one line per seed as it finishes (default sbsim-results/check-NAME)")
 	verbose := fs.Bool("v", false, "print every seed as it finishes, not only those that fail")
+	determinism := fs.Bool("check-determinism", false, results.DeterminismUsage)
 	sets := overridesFlag(fs)
 	pos, code, done := parseInterleaved(fs, args, stdout)
 	if done {
@@ -40,29 +38,26 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
 		return results.ExitUsage
 	}
-	hashes := map[string]string{}
-	for _, t := range targets {
-		hashes[t.Name] = t.Scenario.Hash
-	}
-	if *out == "" {
-		*out = filepath.Join("sbsim-results", "check-"+strings.TrimSuffix(filepath.Base(pos[0]), ".yaml"))
-	}
-	report, err := results.NewBatchReport(stdout, *out, *verbose)
+	replay := results.CheckReplay(targets, *sets)
+	report, err := results.NewBatchReport(stdout, results.BatchDir(*out, "check", pos[0]), *verbose)
 	if err != nil {
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
 		return results.ExitNotWritten
 	}
 	tick, finish := progress(stderr, total, "checking")
 	for r, v := range batch.Until(ctx, batch.CheckSeeds(targets, *nworkers, tick)) {
-		replay := func(seed uint64) string {
-			return results.PinnedReplay(file.Replay(r.Name, *sets, seed), hashes[r.Name])
-		}
 		if v == nil {
-			report.Seed(r, replay(r.Seed))
+			report.Seed(r, replay(r.Name, r.Seed))
 			continue
 		}
-		report.Verdict(*v, replay)
+		report.Verdict(*v, func(seed uint64) string { return replay(r.Name, seed) })
 	}
 	finish()
-	return report.Close(total, ctx.Err() != nil, stderr)
+	code = report.Close(total, ctx.Err() != nil, stderr)
+	if *determinism && code != results.ExitInterrupted {
+		tick, finish := progress(stderr, 2*total, "checking determinism")
+		code = results.Worst(code, results.CheckDeterminism(ctx, targets, *sets, *nworkers, tick, stdout, stderr))
+		finish()
+	}
+	return code
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sbsim/sbsim/scenarios/file"
+	"github.com/sbsim/sbsim/scenarios/results"
 )
 
 func TestListShowsEveryLibraryScenarioWithItsQuestion(t *testing.T) {
@@ -146,4 +147,16 @@ func TestRunKeepsNoTraceInMemoryForAFileWithTraceOn(t *testing.T) {
 	if !strings.Contains(stdout, `dialogs.ended of workload "orders" equals 8 (got 3000)`) {
 		t.Errorf("exit %d: want every one of the 3,000 dialogs ended (the file's expectation of 8 fails):\n%s%s", code, stdout, stderr)
 	}
+}
+
+// check -check-determinism runs every seed twice more and says so; run does it for its seed.
+func TestCheckDeterminismPassesADeterministicScenario(t *testing.T) {
+	code, out, errOut := runCommand("check", "poison-message", "-seeds", "2", "-check-determinism", "-out", t.TempDir())
+	require.Equal(t, results.ExitOK, code, "%s%s", out, errOut)
+	assert.Contains(t, out, "PASS  poison-message (2 seeds)\ndeterminism: ok, 2 seeds, each run twice more (with GOMAXPROCS ")
+
+	code, out, errOut = runCommand("run", "poison-message", "-seed", "2", "-q", "-check-determinism")
+	require.Equal(t, results.ExitOK, code, "%s%s", out, errOut)
+	assert.Contains(t, out, "run poison-message -seed 2 -check-determinism")
+	assert.Contains(t, out, "determinism: ok, 1 seed, each run twice more")
 }

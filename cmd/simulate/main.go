@@ -74,9 +74,9 @@ type subcommand struct {
 
 func subcommands() []subcommand {
 	return []subcommand{
-		{"run", "FILE|NAME [-seed N] [-set key=value ...] [-out DIR] [-trace] [-q|-v]", "run a scenario once, print its report, and write its results",
+		{"run", "FILE|NAME [-seed N] [-set key=value ...] [-out DIR] [-trace] [-q|-v] [-check-determinism]", "run a scenario once, print its report, and write its results",
 			"  simulate run lossy-wan -seed 7\n  simulate run my-design.yaml -out results/ -trace\n  simulate run lossy-wan -set broker.retry_interval_min=1s\n", cmdRun},
-		{"check", "FILE...|all [-seeds N] [-set key=value ...] [-out DIR] [-workers N] [-v]", "run scenarios over many seeds and report their invariants and expectations",
+		{"check", "FILE...|all [-seeds N] [-set key=value ...] [-out DIR] [-workers N] [-v] [-check-determinism]", "run scenarios over many seeds and report their invariants and expectations",
 			"  simulate check all -seeds 5\n  simulate check my-design.yaml -seeds 100\n", cmdCheck},
 		{"explore", "FILE|NAME [-seeds N] [-swarm] [-seed N] [-set key=value ...] [-out DIR] [-workers N] [-v]",
 			"run a scenario's invariants over many seeds, a fault mix drawn for each, then the liveness phase",

@@ -17,8 +17,8 @@ import (
 
 // runOptions are the flags of simulate run besides the scenario, its overrides and seed.
 type runOptions struct {
-	out                   string
-	trace, quiet, verbose bool
+	out                                string
+	trace, quiet, verbose, determinism bool
 	// explore, when set, replays one seed of an exploration (simulate explore -seed).
 	explore *exploreOptions
 }
@@ -32,6 +32,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.trace, "trace", false, "also write every trace record, as trace.jsonl (with -out)")
 	fs.BoolVar(&o.quiet, "q", false, "print only the replay line and the verdict")
 	fs.BoolVar(&o.verbose, "v", false, "list every row of the long tables (conversations, queues over time)")
+	fs.BoolVar(&o.determinism, "check-determinism", false, results.DeterminismUsage)
 	sets := overridesFlag(fs)
 	pos, code, done := parseInterleaved(fs, args, stdout)
 	if done {
@@ -68,6 +69,9 @@ func runScenario(ctx context.Context, arg string, sets []file.Override, seed uin
 	var extra []string
 	if o.trace {
 		extra = append(extra, "-trace")
+	}
+	if o.determinism {
+		extra = append(extra, "-check-determinism")
 	}
 	s, err := open(arg, sets)
 	if err != nil {
@@ -143,6 +147,9 @@ func runScenario(ctx context.Context, arg string, sets []file.Override, seed uin
 		}
 	}
 	code := results.RunExitCode(ok, res.StopReason)
+	if o.determinism {
+		code = results.Worst(code, results.RunDeterminism(ctx, batch.Job{Config: s.Config, Seed: seed}, replayLine, stdout, stderr))
+	}
 	switch {
 	case code == results.ExitFailed && !o.quiet:
 		fmt.Fprintf(stdout, "\nreplay: %s\n", replayLine)

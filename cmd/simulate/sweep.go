@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 
 	"github.com/sbsim/sbsim/scenarios/batch"
 	"github.com/sbsim/sbsim/scenarios/file"
@@ -58,10 +56,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // runSweep runs the sweep, reports each run as it finishes (with the command that replays
 // one that broke an invariant), and writes sweep.csv and the plots, also when interrupted.
 func runSweep(ctx context.Context, arg string, sw *batch.Sweep, out string, nworkers int, verbose bool, stdout, stderr io.Writer) int {
-	if out == "" {
-		out = filepath.Join("sbsim-results", "sweep-"+strings.TrimSuffix(filepath.Base(arg), ".yaml"))
-	}
-	report, err := results.NewBatchReport(stdout, out, verbose)
+	report, err := results.NewBatchReport(stdout, results.BatchDir(out, "sweep", arg), verbose)
 	var w *results.SweepWriter
 	if err == nil {
 		w, err = results.NewSweepWriter(report.Folder, sw)

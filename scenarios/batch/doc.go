@@ -14,6 +14,12 @@
 // Until stops an iteration at once when its context is done (a SIGINT), so that a command
 // keeps and says what finished.
 //
+// Determinism checks that claim: it runs each job twice, the second time at another
+// GOMAXPROCS among another number of workers, compares running hashes of their traces
+// (TraceDigest), and runs a job whose hashes differ twice more side by side to name the
+// first trace record that differs (SideBySide). A user's Go hooks can break determinism
+// (a map ranged over, the clock read); CheckDeterminism(job) says so from their tests.
+//
 // Usage:
 //
 //	f, err := file.Library("priority-flood")

@@ -28,3 +28,24 @@ func Targets(args []string, overrides []file.Override, seeds int) (targets []Tar
 	}
 	return targets, runs, nil
 }
+
+// Jobs returns the runs a check of the targets makes, each target on its seeds, in the
+// order Check runs them, with the scenarios' configs as they are.
+func Jobs(targets []Target) []Job {
+	var jobs []Job
+	for _, tg := range targets {
+		for s := 1; s <= tg.Seeds; s++ {
+			jobs = append(jobs, Job{Config: tg.Scenario.Config, Seed: uint64(s)})
+		}
+	}
+	return jobs
+}
+
+// TargetOf returns the target of job i of Jobs(targets).
+func TargetOf(targets []Target, i int) Target {
+	k := 0
+	for ; i >= targets[k].Seeds; k++ {
+		i -= targets[k].Seeds
+	}
+	return targets[k]
+}

@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/sbsim/sbsim/scenarios/batch"
@@ -56,6 +57,27 @@ type BatchReport struct {
 	// failed: a statistical expectation fails over the seeds, not on one of them.
 	FailedVerdicts int
 	err            error
+}
+
+// BatchDir is the folder of a check or a sweep (kind) of arg, a file or a library name:
+// out when given, else sbsim-results/KIND-NAME, NAME the file's base name without .yaml.
+func BatchDir(out, kind, arg string) string {
+	if out != "" {
+		return out
+	}
+	return filepath.Join("sbsim-results", kind+"-"+strings.TrimSuffix(filepath.Base(arg), ".yaml"))
+}
+
+// CheckReplay returns the command that replays seed of the check's target called name,
+// with the overrides and the extra flags, pinned to the target's scenario text.
+func CheckReplay(targets []batch.Target, overrides []file.Override) func(name string, seed uint64, extra ...string) string {
+	hashes := map[string]string{}
+	for _, t := range targets {
+		hashes[t.Name] = t.Scenario.Hash
+	}
+	return func(name string, seed uint64, extra ...string) string {
+		return PinnedReplay(file.Replay(name, overrides, seed, extra...), hashes[name])
+	}
 }
 
 // NewBatchReport reports to out and to seeds.jsonl in dir, a Folder it opens, before

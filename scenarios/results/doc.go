@@ -5,9 +5,10 @@
 // distribution per priority level), trace.jsonl (the trace records, one JSON object a
 // line) and the plots, PNG and SVG, drawn by package plots, with the scenario's copy and
 // replay.sh (WriteRunFolder); for a sweep, sweep.csv and its plots (SweepWriter); for a
-// check or a sweep, seeds.jsonl, a line per run as it finishes (BatchReport). Every file
-// goes into a Folder: written under a temporary name and renamed into place once whole,
-// and listed in the folder's manifest.txt, so that the folder holds one run only. The exit
+// check or a sweep, seeds.jsonl, a line per run as it finishes (BatchReport), and the
+// report of -check-determinism (CheckDeterminism, RunDeterminism). Every file goes into a
+// Folder: written under a temporary name and renamed into place once whole, and listed in
+// the folder's manifest.txt, so that the folder holds one run only. The exit
 // codes of the command are here too (ExitOK ..., RunExitCode, StoppedAtLimit).
 // docs/outputs.md is the reference of every file, field and column.
 // The list of invariants the report and summary.json give a verdict for is
