@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 
 	"github.com/sbsim/sbsim/scenarios/results"
 )
@@ -44,26 +42,15 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	if seedSet {
 		return runScenario(ctx, pos[0], *sets, *seed, runOptions{out: *out, trace: *trace, verbose: *verbose, quiet: *quiet,
-			explore: &exploreOptions{swarm: *swarm}}, stdout, stderr)
+			explore: &results.ExploreSeed{Swarm: *swarm}}, stdout, stderr)
 	}
 	s, err := open(pos[0], *sets)
 	if err != nil {
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
 		return results.ExitUsage
 	}
-	o := results.ExploreOptions{Arg: pos[0], Overrides: *sets, Seeds: *seeds, Swarm: *swarm, Workers: *nworkers, Out: *out, Verbose: *verbose}
-	if o.Out == "" {
-		o.Out = filepath.Join("sbsim-results", "explore-"+strings.TrimSuffix(filepath.Base(pos[0]), ".yaml"))
-	}
-	var finish func()
-	o.Progress, finish = progress(stderr, *seeds, "exploring")
-	defer finish()
+	tick, finish := progress(stderr, *seeds, "exploring")
+	o := results.ExploreOptions{Arg: pos[0], Overrides: *sets, Seeds: *seeds, Swarm: *swarm,
+		BatchOptions: results.BatchOptions{Out: *out, Workers: *nworkers, Verbose: *verbose, Progress: tick, Done: finish}}
 	return results.Explore(ctx, stdout, stderr, s, o)
-}
-
-// exploreOptions make runScenario replay one seed of an exploration: its fault mix drawn
-// and applied, printed before the report, and no expectation judged (the scenario's
-// figures are for its own faults, not the mix's).
-type exploreOptions struct {
-	swarm bool
 }

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sbsim/sbsim/scenarios"
-	"github.com/sbsim/sbsim/scenarios/batch"
 	"github.com/sbsim/sbsim/scenarios/file"
 	"github.com/sbsim/sbsim/scenarios/results"
 )
@@ -20,7 +18,7 @@ type runOptions struct {
 	out                                string
 	trace, quiet, verbose, determinism bool
 	// explore, when set, replays one seed of an exploration (simulate explore -seed).
-	explore *exploreOptions
+	explore *results.ExploreSeed
 }
 
 // cmdRun is `simulate run`.
@@ -66,103 +64,7 @@ func showcase(ctx context.Context, stdout, stderr io.Writer) int {
 
 // runScenario runs one scenario once, prints its report and, with out, writes its results.
 func runScenario(ctx context.Context, arg string, sets []file.Override, seed uint64, o runOptions, stdout, stderr io.Writer) int {
-	var extra []string
-	if o.trace {
-		extra = append(extra, "-trace")
-	}
-	if o.determinism {
-		extra = append(extra, "-check-determinism")
-	}
-	s, err := open(arg, sets)
-	if err != nil {
-		fmt.Fprintf(stderr, "simulate: %v\n", err)
-		return results.ExitUsage
-	}
-	var folder *results.Folder
-	if o.out != "" {
-		if folder, err = results.OpenFolder(o.out); err != nil { // before the run, not after
-			fmt.Fprintf(stderr, "simulate: %v\n", err)
-			return results.ExitNotWritten
-		}
-	}
-	replayLine := results.PinnedReplay(file.Replay(arg, sets, seed, append(outFlag(o.out), extra...)...), s.Hash)
-	cfg := s.Config
-	var mix *scenarios.FaultMix
-	if o.explore != nil {
-		m := scenarios.DrawFaultMix(&cfg, seed, o.explore.swarm)
-		mix, cfg = &m, m.Apply(cfg)
-		replayLine = results.PinnedReplay(batch.ExploreReplay(arg, sets, seed, o.explore.swarm, append(outFlag(o.out), extra...)...), s.Hash)
-	}
-	if !o.quiet {
-		fmt.Fprintf(stdout, "seed: %d\n", seed)
-	}
-	fmt.Fprintf(stdout, "replay: %s\n", replayLine)
-	if mix != nil {
-		fmt.Fprintf(stdout, "%s\n", mix)
-	}
-	if cfg.Trace { // the command never reads Result.Trace: count what the records give, keep none
-		cfg.Trace, cfg.Conversations = false, true
-	}
-	if folder != nil {
-		cfg.Conversations = true // summary.json's table, counted as the run goes
-		if o.trace {
-			if cfg.TraceSink, err = folder.StreamTrace(); err != nil { // trace.jsonl, written as the run goes
-				folder.Abandon()
-				fmt.Fprintf(stderr, "simulate: %v\n", err)
-				return results.ExitNotWritten
-			}
-		}
-	}
-	res, err := batch.Call(ctx, func() (*scenarios.Result, error) { return scenarios.Run(cfg, seed) })
-	switch {
-	case ctx.Err() != nil:
-		folder.Abandon()
-		fmt.Fprintln(stderr, "simulate: interrupted before the run ended: nothing written")
-		return results.ExitInterrupted
-	case err != nil:
-		folder.Abandon()
-		fmt.Fprintf(stderr, "simulate: %v\n", err)
-		return results.ExitUsage
-	}
-	r := results.Run{Name: s.Config.Name, Question: s.Question, Description: s.Description, Result: res,
-		Replay: replayLine, Verbose: o.verbose}
-	if mix == nil { // an exploration's seed is judged by its invariants alone
-		r.Expectations = results.Verdicts(s, res)
-	}
-	var ok bool
-	if o.quiet {
-		ok = results.WriteVerdict(stdout, r)
-	} else {
-		ok = results.WriteReport(stdout, r)
-	}
-	if folder != nil {
-		files, err := results.WriteRunFolder(folder, results.RunOf{Arg: arg, Overrides: sets, Seed: seed, Trace: o.trace,
-			Scenario: s, Result: res}, r.Expectations)
-		if err != nil {
-			fmt.Fprintf(stderr, "simulate: %v\n", err)
-			return results.ExitNotWritten
-		}
-		if !o.quiet {
-			results.SayWritten(stdout, folder.Dir(), files)
-		}
-	}
-	code := results.RunExitCode(ok, res.StopReason)
-	if o.determinism {
-		code = results.Worst(code, results.RunDeterminism(ctx, batch.Job{Config: s.Config, Seed: seed}, replayLine, stdout, stderr))
-	}
-	switch {
-	case code == results.ExitFailed && !o.quiet:
-		fmt.Fprintf(stdout, "\nreplay: %s\n", replayLine)
-	case code == results.ExitLimit:
-		fmt.Fprintf(stderr, "simulate: the run stopped at a resource limit (%v) before its end: its results are partial\n", res.StopReason)
-	}
-	return code
-}
-
-// outFlag is -out DIR for a replay line, or nothing.
-func outFlag(out string) []string {
-	if out == "" {
-		return nil
-	}
-	return []string{"-out", out}
+	ro := results.RunOptions{Arg: arg, Overrides: sets, Seed: seed, Out: o.out, Trace: o.trace, Quiet: o.quiet,
+		Verbose: o.verbose, Determinism: o.determinism, Explore: o.explore}
+	return results.RunOne(ctx, stdout, stderr, ro)
 }

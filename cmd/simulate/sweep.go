@@ -46,52 +46,11 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err == nil {
 		var sw *batch.Sweep
 		if sw, err = batch.NewSweep(s, params, *seeds); err == nil {
-			return runSweep(ctx, pos[0], sw, *out, *nworkers, *verbose, stdout, stderr)
+			tick, finish := progress(stderr, len(sw.Points)*sw.Seeds, "sweeping")
+			return results.RunSweep(ctx, stdout, stderr, pos[0], sw, results.BatchOptions{Out: *out, Workers: *nworkers,
+				Verbose: *verbose, Progress: tick, Done: finish})
 		}
 	}
 	fmt.Fprintf(stderr, "simulate: %v\n", err)
 	return results.ExitUsage
-}
-
-// runSweep runs the sweep, reports each run as it finishes (with the command that replays
-// one that broke an invariant), and writes sweep.csv and the plots, also when interrupted.
-func runSweep(ctx context.Context, arg string, sw *batch.Sweep, out string, nworkers int, verbose bool, stdout, stderr io.Writer) int {
-	report, err := results.NewBatchReport(stdout, results.BatchDir(out, "sweep", arg), verbose)
-	var w *results.SweepWriter
-	if err == nil {
-		w, err = results.NewSweepWriter(report.Folder, sw)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "simulate: %v\n", err)
-		return results.ExitNotWritten
-	}
-	tick, finish := progress(stderr, len(sw.Points)*sw.Seeds, "sweeping")
-	var bug error
-	for r, err := range batch.Until(ctx, sw.Run(nworkers, tick)) {
-		pt := sw.Points[r.Point]
-		replay := results.PinnedReplay(file.Replay(arg, sw.Overrides(pt), r.Seed), pt.Scenario.Hash)
-		if err != nil { // a run that could not start or panicked: a bug; the runs before it are kept
-			bug = fmt.Errorf("%w\nreplay: %s", err, replay)
-			break
-		}
-		w.Add(r)
-		report.SweepRun(arg, sw.Overrides(pt), r, replay)
-		fmt.Fprint(stdout, sw.PointFailures(r)) // a point whose expectations failed, after its last seed
-	}
-	finish()
-	files, werr := w.Close()
-	if werr == nil {
-		results.SaySwept(stdout, sw, report.Runs, report.Failed, files)
-	}
-	code := report.Close(len(sw.Points)*sw.Seeds, ctx.Err() != nil, stderr)
-	for _, e := range []struct {
-		err  error
-		code int
-	}{{bug, results.ExitFailed}, {werr, results.ExitNotWritten}} {
-		if e.err != nil {
-			fmt.Fprintf(stderr, "simulate: %v\n", e.err)
-			code = results.Worst(code, e.code)
-		}
-	}
-	return code
 }

@@ -15,24 +15,21 @@ import (
 
 // ExploreOptions are what an exploration runs (simulate explore): the scenario as the
 // command line named it (Arg, with its Overrides, for the replay lines), seeds 1 to Seeds,
-// swarm or not, on Workers, reporting to Out's seeds.jsonl (every seed to the console when
-// Verbose); Progress, when set, is called once per seed.
+// swarm or not, as the batch options say (seeds.jsonl in Out, by default
+// sbsim-results/explore-NAME).
 type ExploreOptions struct {
 	Arg       string
 	Overrides []file.Override
 	Seeds     int
 	Swarm     bool
-	Workers   int
-	Out       string
-	Verbose   bool
-	Progress  func()
+	BatchOptions
 }
 
 // Explore explores s (batch.Explore): each failing seed printed to stdout as it finishes,
 // its faults under it, each seed a line of seeds.jsonl, then the verdict over the seeds. It
 // returns the exit code: ExitFailed when a seed failed, ExitInterrupted when ctx ended it.
 func Explore(ctx context.Context, stdout, stderr io.Writer, s *file.Scenario, o ExploreOptions) int {
-	report, err := NewBatchReport(stdout, o.Out, o.Verbose)
+	report, err := NewBatchReport(stdout, BatchDir(o.Out, "explore", o.Arg), o.Verbose)
 	if err != nil {
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
 		return ExitNotWritten
@@ -50,6 +47,7 @@ func Explore(ctx context.Context, stdout, stderr io.Writer, s *file.Scenario, o 
 		}
 		report.Explored(o.Arg, e, PinnedReplay(batch.ExploreReplay(o.Arg, o.Overrides, e.Seed, o.Swarm), s.Hash))
 	}
+	o.done()
 	if report.Failed == 0 {
 		fmt.Fprintf(stdout, "PASS  %s: every invariant held on %d seeds\n", o.Arg, report.Runs)
 	} else {

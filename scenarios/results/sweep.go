@@ -2,8 +2,10 @@ package results
 
 import (
 	"bufio"
+	"context"
 	"encoding/csv"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strconv"
@@ -200,4 +202,63 @@ func (w *SweepWriter) plots() ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// BatchOptions are how the command runs a batch (sweep, explore): the folder (BatchDir's
+// default when empty), the workers, every run printed or only the failures (Verbose), and
+// Progress, called once per finished run, and Done, once they all finished (both may be
+// nil: a progress bar).
+type BatchOptions struct {
+	Out            string
+	Workers        int
+	Verbose        bool
+	Progress, Done func()
+}
+
+func (o BatchOptions) done() {
+	if o.Done != nil {
+		o.Done()
+	}
+}
+
+// RunSweep is simulate sweep: it runs the sweep, reports each run as it finishes (with the command that replays
+// one that broke an invariant), and writes sweep.csv and the plots, also when interrupted.
+func RunSweep(ctx context.Context, stdout, stderr io.Writer, arg string, sw *batch.Sweep, o BatchOptions) int {
+	report, err := NewBatchReport(stdout, BatchDir(o.Out, "sweep", arg), o.Verbose)
+	var w *SweepWriter
+	if err == nil {
+		w, err = NewSweepWriter(report.Folder, sw)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return ExitNotWritten
+	}
+	var bug error
+	for r, err := range batch.Until(ctx, sw.Run(o.Workers, o.Progress)) {
+		pt := sw.Points[r.Point]
+		replay := PinnedReplay(file.Replay(arg, sw.Overrides(pt), r.Seed), pt.Scenario.Hash)
+		if err != nil { // a run that could not start or panicked: a bug; the runs before it are kept
+			bug = fmt.Errorf("%w\nreplay: %s", err, replay)
+			break
+		}
+		w.Add(r)
+		report.SweepRun(arg, sw.Overrides(pt), r, replay)
+		fmt.Fprint(stdout, sw.PointFailures(r)) // a point whose expectations failed, after its last seed
+	}
+	o.done()
+	files, werr := w.Close()
+	if werr == nil {
+		SaySwept(stdout, sw, report.Runs, report.Failed, files)
+	}
+	code := report.Close(len(sw.Points)*sw.Seeds, ctx.Err() != nil, stderr)
+	for _, e := range []struct {
+		err  error
+		code int
+	}{{bug, ExitFailed}, {werr, ExitNotWritten}} {
+		if e.err != nil {
+			fmt.Fprintf(stderr, "simulate: %v\n", e.err)
+			code = Worst(code, e.code)
+		}
+	}
+	return code
 }
