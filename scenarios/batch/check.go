@@ -86,7 +86,7 @@ func CheckSeeds(targets []Target, workers int, progress func()) iter.Seq2[SeedRe
 		var owner []*file.Scenario // the scenario of each job
 		for _, tg := range targets {
 			for s := 1; s <= tg.Seeds; s++ {
-				jobs = append(jobs, Job{Config: judged(tg.Scenario.Config), Seed: uint64(s)})
+				jobs = append(jobs, Job{Config: Judged(tg.Scenario.Config), Seed: uint64(s)})
 				owner = append(owner, tg.Scenario)
 			}
 		}

@@ -175,7 +175,7 @@ func (s *Sweep) Run(workers int, progress func()) iter.Seq2[SweepRun, error] {
 		var jobs []Job
 		for _, p := range s.Points {
 			for seed := 1; seed <= s.Seeds; seed++ {
-				jobs = append(jobs, Job{Config: judged(p.Scenario.Config), Seed: uint64(seed)})
+				jobs = append(jobs, Job{Config: Judged(p.Scenario.Config), Seed: uint64(seed)})
 			}
 		}
 		keep := func(i int, res *scenarios.Result) SweepRun {
