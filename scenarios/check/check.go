@@ -43,9 +43,10 @@ func Seeds(t testing.TB, cfg scenarios.Config, opts Options) {
 	run(t, design{cfg: cfg}, opts)
 }
 
-// File loads the scenario file at path (scenarios/file) and runs it as Seeds does; without
-// a swarm, a seed fails too when one of the file's per-seed expectations does not hold. A
-// file that does not load fails t.
+// File loads the scenario file at path (scenarios/file) and runs it as Seeds does. Without
+// a swarm, it judges the file's expectations too, as simulate check does: a seed fails when
+// one of the per-seed ones does not hold, and once every seed passed, the statistical ones
+// are judged over the seeds. A file that does not load fails t.
 func File(t testing.TB, path string, opts Options) {
 	t.Helper()
 	s, err := file.LoadFile(path)
@@ -88,6 +89,10 @@ func run(t testing.TB, d design, opts Options) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	d.cfg.CheckInvariants = true
+	var over *batch.OverSeeds // the file's statistical expectations, without a swarm
+	if d.file != nil && !opts.Swarm {
+		over = batch.NewOverSeeds(d.file)
+	}
 	chunk := chunkPerWorker * workers
 	for start := 0; start < seeds.n; start += chunk {
 		jobs := make([]batch.Job, 0, min(chunk, seeds.n-start))
@@ -95,22 +100,66 @@ func run(t testing.TB, d design, opts Options) {
 			seed := seeds.at(i)
 			jobs = append(jobs, batch.Job{Config: batch.Judged(d.world(seed, opts.Swarm)), Seed: seed})
 		}
-		keep := func(_ int, res *scenarios.Result) *failure { return d.judge(res, opts.Swarm) }
-		var failed batch.Outcome[*failure]
+		keep := func(_ int, res *scenarios.Result) judged {
+			j := judged{failure: d.judge(res, opts.Swarm)}
+			if over != nil {
+				j.samples = batch.Samples(d.file, res)
+			}
+			return j
+		}
+		var failed batch.Outcome[judged]
 		for o := range batch.Map(jobs, workers, keep, nil) {
 			if o.Err != nil {
-				o.Kept = &failure{rule: "the run", message: o.Err.Error()}
+				o.Kept.failure = &failure{rule: "the run", message: o.Err.Error()}
 			}
-			if o.Kept != nil {
+			if o.Kept.failure != nil {
 				failed = o
 				break // stops the workers once their runs end
 			}
+			if over != nil {
+				over.Add(o.Seed, o.Kept.samples)
+			}
 		}
-		if failed.Kept != nil {
-			t.Fatal(d.report(t, failed.Seed, failed.Kept, opts.Swarm))
+		if failed.Kept.failure != nil {
+			t.Fatal(d.report(t, failed.Seed, failed.Kept.failure, opts.Swarm))
+		}
+	}
+	if over != nil {
+		if f, seed := overSeedsFailure(over.Verdicts(), seeds); f != nil {
+			t.Fatal(d.report(t, seed, f, false))
 		}
 	}
 	t.Logf("sbsim: %s: %d seeds passed", d.name(), seeds.n)
+}
+
+// judged is what a worker keeps of one run: why it failed, if it did, and the samples of
+// the file's statistical expectations.
+type judged struct {
+	failure *failure
+	samples []file.Sample
+}
+
+// overSeedsFailure is the failure of the statistical expectations that did not hold over
+// the seeds, and the seed to replay (the first that missed one), or nil.
+func overSeedsFailure(vs []batch.OverSeedsVerdict, s seeds) (*failure, uint64) {
+	if batch.OverSeedsHeld(vs) {
+		return nil, 0
+	}
+	f := &failure{rule: "expectations over the seeds"}
+	seed := s.at(0)
+	missed := false
+	n := 0
+	for _, v := range vs {
+		if !v.OK {
+			n++
+			f.expectations = append(f.expectations, v.ExpectationVerdict.String())
+			if v.FirstMiss != 0 && !missed {
+				seed, missed = v.FirstMiss, true
+			}
+		}
+	}
+	f.message = fmt.Sprintf("%d of the file's expectations over %d seeds did not hold; the seed below is the first that missed one", n, s.n)
+	return f, seed
 }
 
 // world is the config seed runs: the design's, or with a swarm the design with the seed's

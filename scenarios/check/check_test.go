@@ -151,6 +151,20 @@ func TestFileJudgesTheFilesExpectations(t *testing.T) {
 	assert.Contains(t, r.fatal, "seed 1: expectations failed")
 	assert.Contains(t, r.fatal, "FAILED: dialogs.ended")
 	assert.Contains(t, r.fatal, "go run ./cmd/simulate run "+bad+" -seed 1")
+
+	// A statistical expectation is judged over the seeds, once every seed passed.
+	strict := strings.Replace(string(text), "{metric: latency.p99, below: 15s, in: 90%}", "{metric: latency.p99, below: 1ms, in: 90%}", 1)
+	require.NotEqual(t, string(text), strict)
+	over := filepath.Join(dir, "over.yaml")
+	require.NoError(t, os.WriteFile(over, []byte(strict), 0o644))
+	r = checked(t, func(tb testing.TB) { check.File(tb, over, check.Options{N: 3}) })
+	require.True(t, r.failed)
+	assert.Contains(t, r.fatal, "seed 1: expectations over the seeds failed")
+	assert.Contains(t, r.fatal, "FAILED: latency.p99 below 1ms in at least 90% of seeds (got 0 of 3 seeds")
+	// A swarm judges the invariants alone: the file's figures describe its own faults.
+	r = checked(t, func(tb testing.TB) { check.File(tb, over, check.Options{N: 3, Swarm: true}) })
+	require.False(t, r.failed, r.fatal)
+
 	r = checked(t, func(tb testing.TB) { check.File(tb, filepath.Join(dir, "none.yaml"), check.Options{}) })
 	assert.Contains(t, r.fatal, "none.yaml")
 }

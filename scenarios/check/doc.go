@@ -13,8 +13,9 @@
 // A seed fails when its run cannot start or panics, when an invariant checker reports a
 // violation (INV-1, INV-4, ...; the rules are docs/rules.md's), when it has a design
 // finding (G-16), or, for a file run without a swarm, when one of the file's per-seed
-// expectations does not hold. The file's statistical expectations, judged over the seeds,
-// are for simulate check; File does not judge them.
+// expectations does not hold. Once every seed passed, a file's statistical expectations
+// (file.OverSeeds: in 95 % of the seeds, a mean) are judged over them, as simulate check
+// judges them (batch.OverSeeds), and the test fails when one does not hold.
 //
 // SBSIM_SEEDS (a comma-separated list of seeds) replaces the seeds of every check in the
 // test binary: the replay line a failure prints sets it.
