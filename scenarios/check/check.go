@@ -78,6 +78,9 @@ type failure struct {
 // a chunk are all that a check holds, so that its memory does not grow with its seeds.
 const chunkPerWorker = 64
 
+// run runs d on the seeds of opts, a chunk at a time through batch.Map, and fails t on the
+// first failing seed in the seeds' order (the same whatever the workers), or when a file's
+// statistical expectations do not hold over the seeds.
 func run(t testing.TB, d design, opts Options) {
 	t.Helper()
 	seeds, err := seedList(opts)
