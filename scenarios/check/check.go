@@ -238,11 +238,11 @@ func (d design) report(t testing.TB, seed uint64, f *failure, swarm bool) string
 func (d design) replay(t testing.TB, seed uint64, swarm bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "replay: %s=%d go test -run '%s' .\n", SeedsVariable, seed, runPattern(t.Name()))
-	call := "cfg"
 	if swarm {
-		call = fmt.Sprintf("gen.Swarm(cfg, %d) (its first result)", seed)
+		fmt.Fprintf(&b, "  in Go: world, _ := gen.Swarm(cfg, %d); scenarios.Run(world, %d)\n", seed, seed)
+	} else {
+		fmt.Fprintf(&b, "  in Go: cfg.CheckInvariants = true; scenarios.Run(cfg, %d)\n", seed)
 	}
-	fmt.Fprintf(&b, "  in Go: scenarios.Run(%s, %d), cfg with CheckInvariants\n", call, seed)
 	if d.path != "" && !swarm {
 		fmt.Fprintf(&b, "  or, from a checkout of sbsim: %s\n", file.Replay(d.path, nil, seed))
 	}

@@ -103,7 +103,7 @@ func TestSeedsFailsOnTheFirstFailingSeedWithTheRuleRecordsAndReplay(t *testing.T
 	require.True(t, r.failed)
 	for _, want := range []string{`"lossy-wan", seed 1: INV-12 failed`, "INV-12 violated at t=", "messages undelivered",
 		"records that led to it, oldest first:", "replay: SBSIM_SEEDS=1 go test -run '^TestMyDesign$/^lossy$' .",
-		"in Go: scenarios.Run(cfg, 1)"} {
+		"in Go: cfg.CheckInvariants = true; scenarios.Run(cfg, 1)"} {
 		assert.Contains(t, r.fatal, want)
 	}
 	assert.Greater(t, strings.Count(r.fatal, "\n  t="), 2, "the records: %s", r.fatal)
@@ -128,7 +128,7 @@ func TestSwarmFailurePrintsTheSeedsFaultMix(t *testing.T) {
 	})
 	require.True(t, r.failed)
 	assert.Contains(t, r.fatal, "fault mix of the seed: loss=")
-	assert.Contains(t, r.fatal, "in Go: scenarios.Run(gen.Swarm(cfg, 3) (its first result), 3)")
+	assert.Contains(t, r.fatal, "in Go: world, _ := gen.Swarm(cfg, 3); scenarios.Run(world, 3)")
 }
 
 // File checks a scenario file's per-seed expectations too: the library's lossy-wan passes,
