@@ -46,8 +46,9 @@ type RandomCrashes struct {
 // MaxRandomCrashes bounds the crashes RandomCrashes may draw in one run.
 const MaxRandomCrashes = 10000
 
-// minDowntime is the shortest downtime: a restart comes strictly after its crash.
-const minDowntime = time.Millisecond
+// MinDowntime is the shortest downtime of a crash that RandomCrashes draws: a restart
+// comes strictly after its crash.
+const MinDowntime = time.Millisecond
 
 // CrashResult is one crash of an instance: when it crashed, when it restarted (or was to,
 // when the run ended first), and when delivery to it resumed: the first time after the
@@ -189,7 +190,7 @@ func crashesOf(cfg *Config, cat *model.Catalog, draw func(d sim.Distribution) ti
 	if r := cfg.Crashes; r.enabled() && draw != nil {
 		for at := r.Start + draw(r.Interval); at < r.Until && len(all) < MaxRandomCrashes; at += max(draw(r.Interval), 1) {
 			inst, _ := cat.Instance(r.Instances[pick(len(r.Instances))])
-			all = append(all, plannedCrash{at: at, downtime: max(draw(r.Downtime), minDowntime), inst: inst, timeline: -1})
+			all = append(all, plannedCrash{at: at, downtime: max(draw(r.Downtime), MinDowntime), inst: inst, timeline: -1})
 		}
 	}
 	slices.SortStableFunc(all, func(x, y plannedCrash) int {

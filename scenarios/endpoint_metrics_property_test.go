@@ -1,4 +1,4 @@
-package scenarios
+package scenarios_test
 
 import (
 	"fmt"
@@ -6,10 +6,12 @@ import (
 	"time"
 
 	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/gen"
+	gopgen "github.com/leanovate/gopter/gen"
 	"github.com/leanovate/gopter/prop"
 
 	"github.com/sbsim/sbsim/model"
+	"github.com/sbsim/sbsim/scenarios"
+	"github.com/sbsim/sbsim/scenarios/gen"
 )
 
 // endpointMetricsProblem runs the spec's world until stop (the run's time limit, so that
@@ -17,11 +19,11 @@ import (
 // and describes the first endpoints.XX value that is not the count of the rows of
 // sys.conversation_endpoints in state XX at the end, on an instance or over all, or
 // returns "".
-func endpointMetricsProblem(s worldSpec, stop time.Duration) (string, [model.Closed + 1]int) {
+func endpointMetricsProblem(s gen.World, stop time.Duration) (string, [model.Closed + 1]int) {
 	var seen [model.Closed + 1]int
-	cfg := s.config()
+	cfg := s.Config()
 	cfg.MaxTime = stop
-	res, err := Run(cfg, s.Seed)
+	res, err := scenarios.Run(cfg, s.Seed)
 	if err != nil {
 		return "run: " + err.Error(), seen
 	}
@@ -35,14 +37,14 @@ func endpointMetricsProblem(s worldSpec, stop time.Duration) (string, [model.Clo
 			}
 		}
 		for st := model.StartedOutbound; st <= model.Closed; st++ {
-			if got := endpointMetric(res, "endpoints."+st.String(), Subject{Instance: in.Name}); got != float64(want[st]) {
+			if got := endpointMetric(res, "endpoints."+st.String(), scenarios.Subject{Instance: in.Name}); got != float64(want[st]) {
 				return fmt.Sprintf("seed %d, stopped at %v: endpoints.%v of instance %s is %v, but sys.conversation_endpoints has %d rows in %v",
 					s.Seed, stop, st, in.Name, got, want[st], st), seen
 			}
 		}
 	}
 	for st := model.StartedOutbound; st <= model.Closed; st++ {
-		if got := endpointMetric(res, "endpoints."+st.String(), Subject{}); got != float64(all[st]) {
+		if got := endpointMetric(res, "endpoints."+st.String(), scenarios.Subject{}); got != float64(all[st]) {
 			return fmt.Sprintf("seed %d, stopped at %v: endpoints.%v of the run is %v, but the instances have %d endpoints in %v",
 				s.Seed, stop, st, got, all[st], st), seen
 		}
@@ -54,8 +56,8 @@ func endpointMetricsProblem(s worldSpec, stop time.Duration) (string, [model.Clo
 }
 
 // endpointMetric is a metric's value on a subject, NaN-free: -1 when it has none.
-func endpointMetric(res *Result, name string, s Subject) float64 {
-	m, ok := LookupMetric(name)
+func endpointMetric(res *scenarios.Result, name string, s scenarios.Subject) float64 {
+	m, ok := scenarios.LookupMetric(name)
 	if !ok {
 		return -1
 	}
@@ -72,16 +74,16 @@ func endpointMetric(res *Result, name string, s Subject) float64 {
 // ending with and without errors, and while closed targets are retained (G-16).
 func TestDLG4_EndpointMetricsAreTheEndpointRowsByStateAtTheEnd(t *testing.T) {
 	var seen [model.Closed + 1]int
-	properties := gopter.NewProperties(propertyParameters(t, 60, 15))
+	properties := gopter.NewProperties(gen.Parameters(t, 60, 15))
 	properties.Property("endpoints.XX is the number of endpoints in XX when the run stops", prop.ForAll(
-		func(s worldSpec, stopMs int) string {
+		func(s gen.World, stopMs int) string {
 			problem, states := endpointMetricsProblem(s, time.Duration(stopMs)*time.Millisecond)
 			for st, n := range states {
 				seen[st] += n
 			}
 			return problem
 		},
-		genWorldSpec(), gen.OneGenOf(gen.IntRange(1, 5_000), gen.IntRange(5_001, 2*3600_000))))
+		gen.Worlds(), gopgen.OneGenOf(gopgen.IntRange(1, 5_000), gopgen.IntRange(5_001, 2*3600_000))))
 	properties.TestingRun(t)
 	t.Logf("runs that stopped with endpoints in SO..CD: %v", seen[1:])
 }

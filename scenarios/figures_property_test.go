@@ -1,4 +1,4 @@
-package scenarios
+package scenarios_test
 
 import (
 	"fmt"
@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/gen"
+	gopgen "github.com/leanovate/gopter/gen"
 	"github.com/leanovate/gopter/prop"
 
+	"github.com/sbsim/sbsim/scenarios"
+	"github.com/sbsim/sbsim/scenarios/gen"
 	"github.com/sbsim/sbsim/sim"
 )
 
@@ -23,7 +25,7 @@ import (
 //     ON: the peak is read after every step that made a message ready;
 //   - a workload with replies and no lifetime has a round trip per reply (every reply finds
 //     its request), and no request left untracked.
-func flowProblems(res *Result, cfg Config, s worldSpec) []string {
+func flowProblems(res *scenarios.Result, cfg scenarios.Config, s gen.World) []string {
 	var problems []string
 	var received int64
 	for _, q := range res.Queues {
@@ -71,27 +73,27 @@ type backlogSpec struct {
 }
 
 func genBacklogSpec() gopter.Gen {
-	return gen.Struct(reflect.TypeFor[backlogSpec](), map[string]gopter.Gen{
-		"Seed":         gen.UInt64(),
-		"Dialogs":      gen.IntRange(1, 20),
-		"Messages":     gen.IntRange(1, 30),
-		"GapMs":        gen.IntRange(1, 50),
-		"Top":          gen.IntRange(0, 5),
-		"Sessions":     gen.IntRange(1, 4),
-		"ProcessingMs": gen.IntRange(0, 40),
-		"SampleMs":     gen.IntRange(1, 50),
+	return gopgen.Struct(reflect.TypeFor[backlogSpec](), map[string]gopter.Gen{
+		"Seed":         gopgen.UInt64(),
+		"Dialogs":      gopgen.IntRange(1, 20),
+		"Messages":     gopgen.IntRange(1, 30),
+		"GapMs":        gopgen.IntRange(1, 50),
+		"Top":          gopgen.IntRange(0, 5),
+		"Sessions":     gopgen.IntRange(1, 4),
+		"ProcessingMs": gopgen.IntRange(0, 40),
+		"SampleMs":     gopgen.IntRange(1, 50),
 	})
 }
 
 // checkBacklog runs the spec and describes what is wrong with its queue's figures.
 func checkBacklog(s backlogSpec) string {
 	ms := time.Millisecond
-	cfg := oneInstance(Workload{Name: "w", Dialogs: s.Dialogs, Interarrival: sim.ExponentialMean(time.Duration(s.GapMs) * ms),
-		Messages: s.Messages, MessageGap: sim.ExponentialMean(time.Duration(s.GapMs) * ms), Size: FixedSize(100)})
-	cfg.Readers = []Reader{{Queue: "TargetQueue", Top: s.Top, Sessions: s.Sessions,
+	cfg := scenarios.OneInstance(scenarios.Workload{Name: "w", Dialogs: s.Dialogs, Interarrival: sim.ExponentialMean(time.Duration(s.GapMs) * ms),
+		Messages: s.Messages, MessageGap: sim.ExponentialMean(time.Duration(s.GapMs) * ms), Size: scenarios.FixedSize(100)})
+	cfg.Readers = []scenarios.Reader{{Queue: "TargetQueue", Top: s.Top, Sessions: s.Sessions,
 		ProcessingTime: sim.ExponentialMean(time.Duration(s.ProcessingMs) * ms)}}
 	cfg.SampleInterval = time.Duration(s.SampleMs) * ms
-	res, err := Run(cfg, s.Seed)
+	res, err := scenarios.Run(cfg, s.Seed)
 	if err != nil {
 		return "run: " + err.Error()
 	}
@@ -99,8 +101,8 @@ func checkBacklog(s backlogSpec) string {
 	if res.Violation != nil {
 		problems = append(problems, res.Violation.Error())
 	}
-	problems = append(problems, flowProblems(res, cfg, worldSpec{})...)
-	q, why := res.queueFlow("TargetQueue")
+	problems = append(problems, flowProblems(res, cfg, gen.World{})...)
+	q, why := scenarios.FlowOfQueue(res, "TargetQueue")
 	switch {
 	case why != "":
 		problems = append(problems, why)
@@ -120,7 +122,7 @@ func checkBacklog(s backlogSpec) string {
 // saw ready, each message's time in queue is within its sojourn, every message is received
 // once, and the time to drain is within the last message's sojourn.
 func TestBacklogAndTimeInQueueHoldTogetherOnABusyQueue(t *testing.T) {
-	properties := gopter.NewProperties(propertyParameters(t, 100, 20))
+	properties := gopter.NewProperties(gen.Parameters(t, 100, 20))
 	properties.Property("backlog, time in queue, sojourn, drain", prop.ForAll(checkBacklog, genBacklogSpec()))
 	properties.TestingRun(t)
 }
@@ -132,12 +134,12 @@ func TestBacklogAndTimeInQueueHoldTogetherOnABusyQueue(t *testing.T) {
 // dialog then (the initiator has not ended), or the reply it still receives has no
 // request to pair with: "0 round trips for 1 replies".
 func TestLOCK10_RoundTripsCountRepliesReceivedWhileTheInitiatorsEndWaits(t *testing.T) {
-	s := lockSpec{World: worldSpec{Seed: 2237364522727, Instances: 3, Conversations: 2, Messages: 5, Replies: true,
+	s := gen.LockWorld{World: gen.World{Seed: 2237364522727, Instances: 3, Conversations: 2, Messages: 5, Replies: true,
 		EndWithError: true, SendWindow: 1, ReceiveWindow: 1, Bandwidth: 32907, Forwarders: 1,
-		Life:     lifeSpec{End: int(EndFireAndForget), Reuse: true, PoolDialogs: 1},
-		Programs: programSpec{Kind: 1, Fan: 1, Messages: 1}},
+		Life:     gen.Life{End: int(scenarios.EndFireAndForget), Reuse: true, PoolDialogs: 1},
+		Programs: gen.Program{Kind: 1, Fan: 1, Messages: 1}},
 		Sessions: 1, TouchRate: 0.16316197701308005, GroupSize: 1, ProcessingMs: 9}
-	if problems := checkWorldConfig(s.World, s.World.Programs.apply(s.World, s.config())); problems != "" {
+	if problems := checkWorldConfig(s.World, s.World.Programs.Apply(s.World, s.Config())); problems != "" {
 		t.Fatal(problems)
 	}
 }

@@ -1,4 +1,4 @@
-package scenarios
+package scenarios_test
 
 import (
 	"fmt"
@@ -7,10 +7,12 @@ import (
 	"time"
 
 	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/gen"
+	gopgen "github.com/leanovate/gopter/gen"
 	"github.com/leanovate/gopter/prop"
 
 	"github.com/sbsim/sbsim/model"
+	"github.com/sbsim/sbsim/scenarios"
+	"github.com/sbsim/sbsim/scenarios/gen"
 )
 
 // checkSnapshotInstants runs the spec's activated world with its trace kept and Count
@@ -22,10 +24,10 @@ import (
 // not to the samples that follow steps. The deletion of a closed target at the end of
 // its retention (TraceEndpointForgotten, G-16) is no step: a drained world does nothing
 // else for 30 minutes, and the snapshots show what it did before.
-func checkSnapshotInstants(s activationSpec, count int) string {
-	cfg := s.World.Programs.apply(s.World, s.config())
-	cfg.Trace, cfg.Snapshots = true, Snapshots{Count: count}
-	res, err := Run(cfg, s.World.Seed)
+func checkSnapshotInstants(s gen.ActivatedWorld, count int) string {
+	cfg := s.World.Programs.Apply(s.World, s.Config())
+	cfg.Trace, cfg.Snapshots = true, scenarios.Snapshots{Count: count}
+	res, err := scenarios.Run(cfg, s.World.Seed)
 	switch {
 	case err != nil:
 		return err.Error()
@@ -63,8 +65,8 @@ func checkSnapshotInstants(s activationSpec, count int) string {
 // of their retention (G-16); there are at most snapshots.count of them and the end's, the
 // last at the end.
 func TestG16_SnapshotsLieInTheActivePeriod(t *testing.T) {
-	properties := gopter.NewProperties(propertyParameters(t, 40, 10))
+	properties := gopter.NewProperties(gen.Parameters(t, 40, 10))
 	properties.Property("every snapshot but the end's lies before the world's last step and a sample", prop.ForAll(checkSnapshotInstants,
-		genActivationSpec(), gen.IntRange(1, 30)))
+		gen.ActivatedWorlds(), gopgen.IntRange(1, 30)))
 	properties.TestingRun(t)
 }

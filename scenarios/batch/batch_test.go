@@ -374,7 +374,7 @@ func TestABatchRunKeepsNoTraceAndMeasuresTheSame(t *testing.T) {
 		kept, err := scenarios.Run(cfg, 3)
 		require.NoError(t, err)
 		require.NotEmpty(t, kept.Trace)
-		run, err := scenarios.Run(judged(cfg), 3)
+		run, err := scenarios.Run(Judged(cfg), 3)
 		require.NoError(t, err)
 		assert.Nil(t, run.Trace, "checked %v", checked)
 		assert.Empty(t, run.Conversations, "checked %v", checked)

@@ -49,7 +49,7 @@ type Verdict struct {
 
 // OK reports whether the scenario passed on every seed and over the seeds.
 func (v Verdict) OK() bool {
-	return v.Err == nil && len(v.Failures) == 0 && overSeedsHeld(v.OverSeeds)
+	return v.Err == nil && len(v.Failures) == 0 && OverSeedsHeld(v.OverSeeds)
 }
 
 // ReplaySeed is a seed to replay a failure with: the first seed that failed, else the first
@@ -86,7 +86,7 @@ func CheckSeeds(targets []Target, workers int, progress func()) iter.Seq2[SeedRe
 		var owner []*file.Scenario // the scenario of each job
 		for _, tg := range targets {
 			for s := 1; s <= tg.Seeds; s++ {
-				jobs = append(jobs, Job{Config: judged(tg.Scenario.Config), Seed: uint64(s)})
+				jobs = append(jobs, Job{Config: Judged(tg.Scenario.Config), Seed: uint64(s)})
 				owner = append(owner, tg.Scenario)
 			}
 		}
@@ -95,7 +95,7 @@ func CheckSeeds(targets []Target, workers int, progress func()) iter.Seq2[SeedRe
 		defer stop()
 		for _, tg := range targets {
 			v := Verdict{Name: tg.Name, Seeds: tg.Seeds}
-			over := newOverSeeds(tg.Scenario)
+			over := NewOverSeeds(tg.Scenario)
 			for range tg.Seeds {
 				o, _ := next()
 				switch {
@@ -107,10 +107,10 @@ func CheckSeeds(targets []Target, workers int, progress func()) iter.Seq2[SeedRe
 				if !yield(newSeedResult(tg.Name, o), nil) {
 					return
 				}
-				over.add(o.Seed, o.Kept.samples)
+				over.Add(o.Seed, o.Kept.samples)
 			}
 			if v.Err == nil {
-				v.OverSeeds = over.verdicts()
+				v.OverSeeds = over.Verdicts()
 			}
 			if !yield(SeedResult{Name: tg.Name}, &v) {
 				return

@@ -34,12 +34,20 @@ func judgeRun(s *file.Scenario, res *scenarios.Result) runJudgement {
 			j.reasons = append(j.reasons, v.String())
 		}
 	}
+	j.samples = Samples(s, res)
+	return j
+}
+
+// Samples is what res gives each of s's statistical expectations, in the file's order: the
+// seed's part of their verdicts over the seeds (OverSeeds.Add).
+func Samples(s *file.Scenario, res *scenarios.Result) []file.Sample {
+	var samples []file.Sample
 	for _, e := range s.Expectations {
 		if e.Statistical() {
-			j.samples = append(j.samples, e.Sample(res))
+			samples = append(samples, e.Sample(res))
 		}
 	}
-	return j
+	return samples
 }
 
 // OverSeedsVerdict is a statistical expectation judged over the seeds of a check or of a
@@ -50,8 +58,8 @@ type OverSeedsVerdict struct {
 	FirstMiss uint64
 }
 
-// overSeedsHeld reports whether every statistical expectation held.
-func overSeedsHeld(vs []OverSeedsVerdict) bool {
+// OverSeedsHeld reports whether every statistical expectation held.
+func OverSeedsHeld(vs []OverSeedsVerdict) bool {
 	for _, v := range vs {
 		if !v.OK {
 			return false
@@ -79,9 +87,11 @@ func overSeedsText(vs []OverSeedsVerdict) string {
 	return b.String()
 }
 
-// overSeeds judges a scenario's statistical expectations over the seeds added to it, in
-// constant memory: counts, and a running mean and variance (Welford's) of each metric.
-type overSeeds struct {
+// OverSeeds judges a scenario's statistical expectations (file.OverSeeds) over the seeds
+// added to it, in constant memory: counts, and a running mean and variance (Welford's) of
+// each metric. Check and Sweep use it; a caller that runs its own seeds (Map) adds each
+// run's Samples, in the seeds' order, and reads the Verdicts once they are in.
+type OverSeeds struct {
 	exps    []file.Expectation // the statistical ones, in the file's order
 	tallies []tally
 }
@@ -94,8 +104,9 @@ type tally struct {
 	missGot, why          string  // what each gave
 }
 
-func newOverSeeds(s *file.Scenario) *overSeeds {
-	o := &overSeeds{}
+// NewOverSeeds judges the statistical expectations of s.
+func NewOverSeeds(s *file.Scenario) *OverSeeds {
+	o := &OverSeeds{}
 	for _, e := range s.Expectations {
 		if e.Statistical() {
 			o.exps = append(o.exps, e)
@@ -105,8 +116,8 @@ func newOverSeeds(s *file.Scenario) *overSeeds {
 	return o
 }
 
-// add counts one seed's samples.
-func (o *overSeeds) add(seed uint64, samples []file.Sample) {
+// Add counts one seed's samples (Samples).
+func (o *OverSeeds) Add(seed uint64, samples []file.Sample) {
 	for i, s := range samples {
 		t := &o.tallies[i]
 		t.seeds++
@@ -128,8 +139,8 @@ func (o *overSeeds) add(seed uint64, samples []file.Sample) {
 	}
 }
 
-// verdicts judges every statistical expectation over the seeds added.
-func (o *overSeeds) verdicts() []OverSeedsVerdict {
+// Verdicts judges every statistical expectation over the seeds added, in the file's order.
+func (o *OverSeeds) Verdicts() []OverSeedsVerdict {
 	out := make([]OverSeedsVerdict, 0, len(o.exps))
 	for i, e := range o.exps {
 		t := o.tallies[i]

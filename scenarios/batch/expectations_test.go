@@ -41,7 +41,7 @@ func TestShareIntervalIsClopperPearson(t *testing.T) {
 // judge feeds values to one statistical expectation, seed 1 first, and returns its verdict;
 // a NaN is a seed without a value.
 func judge(e file.Expectation, values []float64) OverSeedsVerdict {
-	o := newOverSeeds(&file.Scenario{Expectations: []file.Expectation{{Metric: "invariants", Comparator: file.Equals, Value: 1}, e}})
+	o := NewOverSeeds(&file.Scenario{Expectations: []file.Expectation{{Metric: "invariants", Comparator: file.Equals, Value: 1}, e}})
 	for i, v := range values {
 		s := file.Sample{Value: v, Measured: v == v, Got: scenarios.Duration.Format(v)}
 		if s.Measured {
@@ -49,9 +49,9 @@ func judge(e file.Expectation, values []float64) OverSeedsVerdict {
 		} else {
 			s.Got = "no message received"
 		}
-		o.add(uint64(i+1), []file.Sample{s})
+		o.Add(uint64(i+1), []file.Sample{s})
 	}
-	vs := o.verdicts()
+	vs := o.Verdicts()
 	if len(vs) != 1 {
 		panic("one statistical expectation, one verdict")
 	}

@@ -30,7 +30,7 @@ func (s ExploredSeed) OK() bool { return s.Err == nil && s.Failure == "" }
 // not grow with n.
 func Explore(s *file.Scenario, n int, swarm bool, workers int, progress func()) iter.Seq[ExploredSeed] {
 	return func(yield func(ExploredSeed) bool) {
-		base := judged(s.Config)
+		base := Judged(s.Config)
 		mixOf := func(i int) scenarios.FaultMix { return scenarios.DrawFaultMix(&base, uint64(i+1), swarm) }
 		job := func(i int) Job { return Job{Config: mixOf(i).Apply(base), Seed: uint64(i + 1)} }
 		keep := func(i int, res *scenarios.Result) ExploredSeed {

@@ -15,11 +15,11 @@ type Job struct {
 	Seed   uint64
 }
 
-// judged is cfg for a run of a batch, which keeps only what the verdicts and the measures
+// Judged is cfg for a run of a batch, which keeps only what the verdicts and the measures
 // need: not the trace of a file with trace on (Config.Trace), nor the table of
 // conversations it implies, which no verdict reads. The brokers still trace, to a sink that
 // drops the records, so that the figures counted from them (conversations.delayed) stay.
-func judged(cfg scenarios.Config) scenarios.Config {
+func Judged(cfg scenarios.Config) scenarios.Config {
 	if cfg.Trace {
 		cfg.Trace, cfg.TraceSink = false, scenarios.DiscardTrace
 	}

@@ -142,7 +142,7 @@ type PointVerdict struct {
 }
 
 // OK reports whether the point met every expectation.
-func (p *PointVerdict) OK() bool { return len(p.Failures) == 0 && overSeedsHeld(p.OverSeeds) }
+func (p *PointVerdict) OK() bool { return len(p.Failures) == 0 && OverSeedsHeld(p.OverSeeds) }
 
 // PointFailures says, after the last run of a point whose expectations failed, at which
 // point and how: the count of failed seeds and the first one's reasons, then each failed
@@ -175,7 +175,7 @@ func (s *Sweep) Run(workers int, progress func()) iter.Seq2[SweepRun, error] {
 		var jobs []Job
 		for _, p := range s.Points {
 			for seed := 1; seed <= s.Seeds; seed++ {
-				jobs = append(jobs, Job{Config: judged(p.Scenario.Config), Seed: uint64(seed)})
+				jobs = append(jobs, Job{Config: Judged(p.Scenario.Config), Seed: uint64(seed)})
 			}
 		}
 		keep := func(i int, res *scenarios.Result) SweepRun {
@@ -183,7 +183,7 @@ func (s *Sweep) Run(workers int, progress func()) iter.Seq2[SweepRun, error] {
 			return SweepRun{Measures: scenarios.Measures(res), Violation: res.Violation, Stop: res.StopReason, Reasons: j.reasons, samples: j.samples}
 		}
 		var point *PointVerdict
-		var over *overSeeds
+		var over *OverSeeds
 		for o := range Map(jobs, workers, keep, progress) {
 			r := o.Kept
 			r.Point, r.Seed = o.Index/s.Seeds, o.Seed
@@ -192,15 +192,15 @@ func (s *Sweep) Run(workers int, progress func()) iter.Seq2[SweepRun, error] {
 				return
 			}
 			if o.Index%s.Seeds == 0 {
-				point, over = &PointVerdict{Point: r.Point, Seeds: s.Seeds}, newOverSeeds(s.Points[r.Point].Scenario)
+				point, over = &PointVerdict{Point: r.Point, Seeds: s.Seeds}, NewOverSeeds(s.Points[r.Point].Scenario)
 			}
 			if len(r.Reasons) > 0 {
 				point.Failures = append(point.Failures, SeedFailure{Seed: r.Seed, Reasons: r.Reasons})
 			}
-			over.add(r.Seed, r.samples)
+			over.Add(r.Seed, r.samples)
 			r.samples = nil
 			if o.Index%s.Seeds == s.Seeds-1 {
-				point.OverSeeds, r.Expectations = over.verdicts(), point
+				point.OverSeeds, r.Expectations = over.Verdicts(), point
 			}
 			if !yield(r, nil) {
 				return
