@@ -35,7 +35,9 @@ type FaultMix struct {
 	RollbackRate float64
 }
 
-// LinkMix is the faults drawn for the link between instances A and B, both ways.
+// LinkMix is the faults drawn for the link between instances A and B, both ways: every
+// pair of instances has one, whether the config declares its link or leaves it to the
+// default (a perfect link).
 type LinkMix struct {
 	A, B string
 	// Loss is the chance a packet is lost; Burst makes the losses come in bursts (a
@@ -105,8 +107,8 @@ func DrawFaultMix(cfg *Config, seed uint64, swarm bool) FaultMix {
 		on[k] = !swarm || r.IntN(2) == 0
 	}
 	m := FaultMix{Seed: seed, Swarm: swarm, HealAt: logUniform(r, minFaultPhase, maxFaultPhase)}
-	for _, l := range cfg.Links {
-		lm := LinkMix{A: l.A, B: l.B}
+	for _, pair := range linkPairs(cfg) {
+		lm := LinkMix{A: pair[0], B: pair[1]}
 		if on[faultLoss] {
 			lm.Loss = 0.2 * r.Float64() * r.Float64() // most seeds lose little, some a fifth
 			lm.Burst = on[faultBurst] && r.IntN(2) == 0
@@ -155,6 +157,26 @@ func DrawFaultMix(cfg *Config, seed uint64, swarm bool) FaultMix {
 		m.RollbackRate = 0.2 * r.Float64()
 	}
 	return m
+}
+
+// linkPairs lists every pair of instances, each once: as the config's link names it
+// (A, B), in the order of the links, then the pairs the config leaves to the default link,
+// in the order of the instances.
+func linkPairs(cfg *Config) [][2]string {
+	var pairs [][2]string
+	declared := map[[2]string]bool{}
+	for _, l := range cfg.Links {
+		pairs = append(pairs, [2]string{l.A, l.B})
+		declared[[2]string{l.A, l.B}], declared[[2]string{l.B, l.A}] = true, true
+	}
+	for a := range cfg.Instances {
+		for b := a + 1; b < len(cfg.Instances); b++ {
+			if p := [2]string{cfg.Instances[a].Name, cfg.Instances[b].Name}; !declared[p] {
+				pairs = append(pairs, p)
+			}
+		}
+	}
+	return pairs
 }
 
 // logUniform draws a duration whose logarithm is uniform between those of lo and hi:
@@ -208,7 +230,11 @@ func (m FaultMix) Apply(cfg Config) Config {
 	cfg.CheckInvariants = true
 	cfg.Links = slices.Clone(cfg.Links)
 	cfg.Timeline = slices.Clone(cfg.Timeline)
-	for i, lm := range m.Links {
+	for _, lm := range m.Links {
+		i := slices.IndexFunc(cfg.Links, func(l Link) bool { return l.A == lm.A && l.B == lm.B })
+		if i < 0 { // a pair the config leaves to the default link: a perfect one, declared now
+			cfg.Links, i = append(cfg.Links, Link{A: lm.A, B: lm.B}), len(cfg.Links)
+		}
 		l := &cfg.Links[i]
 		own := l.PairConfig
 		l.AToB, l.BToA = lm.apply(l.AToB), lm.apply(l.BToA)

@@ -233,8 +233,8 @@ func (d design) report(t testing.TB, seed uint64, f *failure, swarm bool) string
 	return b.String()
 }
 
-// replay is how to replay seed: the test, with SBSIM_SEEDS; the Go call; and for a file
-// without a swarm, the command line of simulate.
+// replay is how to replay seed: the test, with SBSIM_SEEDS; the Go call; and for a file,
+// the command line of simulate (explore -swarm's seed, in a swarm).
 func (d design) replay(t testing.TB, seed uint64, swarm bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "replay: %s=%d go test -run '%s' .\n", SeedsVariable, seed, runPattern(t.Name()))
@@ -243,7 +243,10 @@ func (d design) replay(t testing.TB, seed uint64, swarm bool) string {
 	} else {
 		fmt.Fprintf(&b, "  in Go: cfg.CheckInvariants = true; scenarios.Run(cfg, %d)\n", seed)
 	}
-	if d.path != "" && !swarm {
+	switch {
+	case d.path != "" && swarm:
+		fmt.Fprintf(&b, "  or, from a checkout of sbsim: %s\n", batch.ExploreReplay(d.path, nil, seed, true))
+	case d.path != "":
 		fmt.Fprintf(&b, "  or, from a checkout of sbsim: %s\n", file.Replay(d.path, nil, seed))
 	}
 	return b.String()

@@ -93,6 +93,7 @@ func brokenRetries(cfg scenarios.Config) scenarios.Config {
 	cfg.Broker.RetryIntervalMin, cfg.Broker.RetryIntervalMax = 1000*time.Hour, 1000*time.Hour
 	cfg.Broker.ClosedTargetRetention = 2001 * time.Hour
 	cfg.MaxTime = 10 * time.Hour
+	cfg.Liveness.Within = 10 * time.Minute // the healthy broker's bound, not the broken one's
 	return cfg
 }
 
@@ -121,13 +122,14 @@ func TestSeedsVariableReplacesTheSeeds(t *testing.T) {
 }
 
 // A swarm prints the fault mix of the failing seed, which gen.Swarm draws again from the
-// seed alone.
+// seed alone, and the explore command that replays it.
 func TestSwarmFailurePrintsTheSeedsFaultMix(t *testing.T) {
 	r := checked(t, func(tb testing.TB) {
 		check.Seeds(tb, brokenRetries(lossyWAN(t)), check.Options{Seeds: []uint64{3}, Swarm: true})
 	})
 	require.True(t, r.failed)
-	assert.Contains(t, r.fatal, "fault mix of the seed: loss=")
+	assert.Contains(t, r.fatal, "fault mix of the seed: faults until ")
+	assert.Contains(t, r.fatal, "then the liveness phase (swarm)")
 	assert.Contains(t, r.fatal, "in Go: world, _ := gen.Swarm(cfg, 3); scenarios.Run(world, 3)")
 }
 

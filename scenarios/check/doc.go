@@ -5,9 +5,10 @@
 //
 // Seeds checks a Go config (scenarios.Config), File a scenario file (scenarios/file).
 // Options say which seeds: a fixed list, seeds 1 to N, or a swarm, in which each seed
-// runs in a world of its own, the design with a fault mix drawn for that seed
-// (gen.Swarm: loss, duplication, corruption, jitter, a partition, bandwidth, queue
-// flips, crashes). The seeds run on several workers through batch.Map, in order and in
+// runs in a world of its own, the design with the fault mix simulate explore -swarm draws
+// for that seed (gen.Swarm, docs/explore.md: loss, bursts, duplication, corruption,
+// reordering, slow links, partitions, crashes, queue outages, rollbacks, until the faults
+// heal, then the liveness phase). The seeds run on several workers through batch.Map, in order and in
 // constant memory: only a failing seed's verdict is kept, never a result.
 //
 // A seed fails when its run cannot start or panics, when an invariant checker reports a

@@ -4,20 +4,21 @@
 //
 // Each generated value is plain data, counts and probabilities with a seed (World,
 // LockWorld, ActivatedWorld, CostWorld, LateRoute), or a part that adds to a world
-// (Life, Program, Crash, FaultMix); its Config method, or Apply, turns it into a
+// (Life, Program, Crash); its Config method, or Apply, turns it into a
 // scenarios.Config, deterministically: the same value gives the same config, and the
 // config run with the same seed gives the same result, byte for byte. gopter shrinks a
 // failing value field by field, so that the world a property reports is a small one.
 // Parameters gives a property the project's fixed gopter seed, which the environment
 // overrides (SBSIM_PROP_SEED, SBSIM_PROP_TESTS).
 //
-// For a user's own design, whose instances, services and workloads are given, FaultMix
-// is the fault mix alone: Swarm draws one per seed and applies it, so that a seed names
-// both the mix and the run. The package scenarios/check runs such seeds from go test.
+// For a user's own design, whose instances, services and workloads are given, Swarm puts
+// on it the fault mix simulate explore -swarm draws for a seed (scenarios.DrawFaultMix),
+// so that a seed names both the mix and the run. The package scenarios/check runs such
+// seeds from go test.
 //
 // What it leaves out: the generators draw worlds of the simulator's own catalog (I0 to
 // I4, services SI<i>-<k>, queues QI<i>); they know nothing of a user's catalog but what
-// FaultMix reads from it (instances, links, queues, workloads).
+// Swarm reads from it (instances, links, queues, workloads).
 //
 // Usage, a property over generated worlds:
 //

@@ -1,12 +1,12 @@
 package gen_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/file"
 	"github.com/sbsim/sbsim/scenarios/gen"
@@ -21,43 +21,46 @@ func TestDrawIsAFunctionOfTheSeed(t *testing.T) {
 	assert.NotEqual(t, a, gen.Draw[gen.World](gen.Worlds(), 12))
 }
 
-// Swarm draws a mix per seed, the same for the same seed, and applies it to the user's
-// design without changing it: every pair of instances has a link with the mix's faults,
-// the partition cuts the first pair, invariants are checked.
+// Swarm draws a mix per seed, the same for the same seed and the one simulate explore
+// -swarm draws, and applies it to the user's design without changing it: every pair of
+// instances has a link with the mix's faults, invariants are checked, the faults heal at
+// the mix's time.
 func TestSwarmPutsTheSeedsFaultMixOnEveryLink(t *testing.T) {
 	s, err := file.Library("three-sites")
 	require.NoError(t, err)
 	before := len(s.Config.Links)
-	var partitioned, crashed int
+	var lossy, partitioned, crashed int
 	for seed := uint64(1); seed <= 40; seed++ {
 		cfg, mix := gen.Swarm(s.Config, seed)
 		again, mix2 := gen.Swarm(s.Config, seed)
 		require.Equal(t, mix, mix2, "seed %d", seed)
 		require.Equal(t, cfg.Links, again.Links, "seed %d", seed)
+		assert.Equal(t, scenarios.DrawFaultMix(&s.Config, seed, true), mix, "explore -swarm's mix, seed %d", seed)
 		assert.True(t, cfg.CheckInvariants)
+		assert.Equal(t, mix.HealAt, cfg.Liveness.After, "seed %d", seed)
 		n := len(cfg.Instances)
 		require.Len(t, cfg.Links, n*(n-1)/2, "seed %d: a link per pair", seed)
-		for _, l := range cfg.Links {
-			assert.Equal(t, mix.Loss, l.AToB.LossProbability, "seed %d link %s-%s", seed, l.A, l.B)
-			assert.Equal(t, mix.Corrupt, l.BToA.CorruptProbability, "seed %d link %s-%s", seed, l.A, l.B)
-		}
-		if mix.PartitionMs > 0 {
-			partitioned++
-			assert.NotEmpty(t, cfg.Links[0].Partitions, "seed %d: %v", seed, mix)
-		}
-		if mix.Crashed {
-			crashed++
-			assert.True(t, len(cfg.Timeline) > len(s.Config.Timeline) || len(cfg.Crashes.Instances) > 0, "seed %d: %v", seed, mix)
-		}
-		var flips int
-		for _, c := range cfg.Timeline[len(s.Config.Timeline):] {
-			if c.Queue != "" && c.Status == model.QueueOff {
-				flips++
+		for _, lm := range mix.Links {
+			i := slices.IndexFunc(cfg.Links, func(l scenarios.Link) bool { return l.A == lm.A && l.B == lm.B })
+			require.GreaterOrEqual(t, i, 0, "seed %d: the mix's link %s-%s", seed, lm.A, lm.B)
+			l := cfg.Links[i]
+			assert.GreaterOrEqual(t, l.AToB.DuplicateProbability, lm.Duplicate, "seed %d link %s-%s", seed, l.A, l.B)
+			assert.GreaterOrEqual(t, l.BToA.CorruptProbability, lm.Corrupt, "seed %d link %s-%s", seed, l.A, l.B)
+			if lm.Loss > 0 {
+				lossy++
+			}
+			if len(lm.Partitions) > 0 {
+				partitioned++
+				assert.Subset(t, l.Partitions, lm.Partitions, "seed %d", seed)
 			}
 		}
-		assert.Equal(t, mix.QueueFlips, flips, "seed %d", seed)
+		if len(mix.Crashes) > 0 {
+			crashed++
+			assert.Greater(t, len(cfg.Timeline), len(s.Config.Timeline), "seed %d: %v", seed, mix)
+		}
 	}
 	assert.Len(t, s.Config.Links, before, "the design's own config is left as it was")
+	assert.Positive(t, lossy)
 	assert.Positive(t, partitioned)
 	assert.Positive(t, crashed)
 }
