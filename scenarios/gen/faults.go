@@ -20,7 +20,7 @@ func Swarm(cfg scenarios.Config, seed uint64) (scenarios.Config, scenarios.Fault
 	return m.Apply(cfg), m
 }
 
-// Draw draws one value from g, a generator of T (Worlds, FaultMixes, ...), with a gopter
+// Draw draws one value from g, a generator of T (Worlds, Lives, Programs, ...), with a gopter
 // generator seeded with seed: the same seed gives the same value. It panics when g draws
 // none (a generator with a sieve that refused it), or a value that is not a T.
 func Draw[T any](g gopter.Gen, seed uint64) T {
