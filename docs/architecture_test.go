@@ -25,7 +25,7 @@ var allowed = map[string][]string{
 	"plots":             {},
 	"scenarios":         {"sim", "net/faulty", "model", "model/invariant"},
 	"scenarios/file":    {"sim", "net/faulty", "model", "scenarios"},
-	"scenarios/batch":   {"sim", "model/invariant", "scenarios", "scenarios/file"},
+	"scenarios/batch":   {"sim", "model", "model/invariant", "scenarios", "scenarios/file"},
 	"scenarios/results": {"sim", "model", "model/invariant", "plots", "scenarios", "scenarios/file", "scenarios/batch"},
 	"cmd/simulate":      {"scenarios", "scenarios/file", "scenarios/batch", "scenarios/results"},
 	"docs":              {},

@@ -3,6 +3,9 @@ package batch
 import (
 	"fmt"
 	"iter"
+	"strings"
+
+	"github.com/sbsim/sbsim/model"
 
 	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/file"
@@ -45,11 +48,36 @@ type Verdict struct {
 	Err       error
 	// ErrSeed is the seed whose run gave Err.
 	ErrSeed uint64
+	// Marks tallies the coverage marks the seeds reached; MissingMarks are the marks of
+	// the scenario's require_marks that none of them reached, which fails the check.
+	Marks        MarkTally
+	MissingMarks []model.Mark
 }
 
 // OK reports whether the scenario passed on every seed and over the seeds.
 func (v Verdict) OK() bool {
-	return v.Err == nil && len(v.Failures) == 0 && overSeedsHeld(v.OverSeeds)
+	return v.Err == nil && len(v.Failures) == 0 && overSeedsHeld(v.OverSeeds) && len(v.MissingMarks) == 0
+}
+
+// MarksText writes what the seeds' marks say, indented as the command prints a check's
+// details: the required marks never reached (which fail the check), then how many of
+// every mark the seeds never reached, and which.
+func (v Verdict) MarksText() string {
+	if v.Marks.Runs() == 0 {
+		return ""
+	}
+	var b strings.Builder
+	if len(v.MissingMarks) > 0 {
+		fmt.Fprintf(&b, "      FAILED: %s: never reached on any of %d seeds: %s\n", file.RequireMarksKey, v.Marks.Runs(),
+			strings.Join(MarkNames(v.MissingMarks), ", "))
+	}
+	never := v.Marks.NeverReached()
+	if len(never) == 0 {
+		fmt.Fprintf(&b, "      marks: every one of the %d reached\n", model.NumMarks)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "      marks never reached: %d of %d: %s\n", len(never), model.NumMarks, strings.Join(MarkNames(never), ", "))
+	return b.String()
 }
 
 // ReplaySeed is a seed to replay a failure with: the first seed that failed, else the first
@@ -108,9 +136,13 @@ func CheckSeeds(targets []Target, workers int, progress func()) iter.Seq2[SeedRe
 					return
 				}
 				over.add(o.Seed, o.Kept.samples)
+				if o.Err == nil {
+					v.Marks.Add(&o.Kept.marks)
+				}
 			}
 			if v.Err == nil {
 				v.OverSeeds = over.verdicts()
+				v.MissingMarks = v.Marks.Missing(tg.Scenario.RequireMarks)
 			}
 			if !yield(SeedResult{Name: tg.Name}, &v) {
 				return

@@ -124,6 +124,9 @@ func (e Expectation) Sample(res *scenarios.Result) Sample {
 
 // String writes the expectation in words: latency.p99 at level 10 below 2s.
 func (e Expectation) String() string {
+	if e.RequiresMarks() {
+		return "every mark of " + RequireMarksKey + " reached"
+	}
 	m, known := scenarios.LookupMetric(e.Metric)
 	if known && m.Unit == scenarios.Verdict {
 		return "invariants " + m.Unit.Format(e.Value)
@@ -159,7 +162,8 @@ func (f *Scenario) Check(res *scenarios.Result) []ExpectationVerdict {
 		}
 		out = append(out, ExpectationVerdict{Expectation: e, OK: ok, Got: got})
 	}
-	return append(out, f.implicitVerdicts(res)...)
+	out = append(out, f.implicitVerdicts(res)...)
+	return append(out, f.marksVerdict(res)...)
 }
 
 // expectations decodes the expect list.
