@@ -275,7 +275,6 @@ func (b *Broker) TaskExited(now time.Duration, id TaskID) error {
 func (b *Broker) taskFailed(now time.Duration, m *monitor, id TaskID) {
 	if !m.failed {
 		m.failed = true
-		b.marks[MarkActivationFailed]++
 		b.trace(TraceRecord{At: now, Kind: TraceActivationFailed, Queue: m.q.id, Task: id})
 	}
 }
@@ -560,7 +559,6 @@ func (b *Broker) notificationArrived(now time.Duration, ep *endpoint, m queuedMe
 	n := ep.notification
 	if !n.dropped {
 		n.dropped = true
-		b.marks[MarkNotificationDropped]++
 		b.trace(TraceRecord{At: now, Kind: TraceNotificationDropped, Conversation: ep.conv, MessageType: m.msgType})
 	}
 	if ep.deleted || ep.state == Closed {

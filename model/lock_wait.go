@@ -133,7 +133,6 @@ func (b *Broker) statementTimedOut(now time.Duration, id TxID) {
 		}
 	} else {
 		st.err = fmt.Errorf("%s in transaction %d: %w", statementNames[st.kind], t.id, ErrLockTimeout)
-		b.marks[MarkLockTimeout]++
 	}
 	b.complete(now, t, st)
 }

@@ -47,11 +47,9 @@ const (
 	MarkAgedPastHigherLevel
 	// Transactions, locks and queues.
 	MarkLockWait
-	MarkLockTimeout
 	MarkDeadlockVictim
 	MarkWaitforExpired
 	MarkMessageReturned
-	MarkSavepointRolledBack
 	MarkPoisonDisabled
 	MarkArrivalHeldQueueOff
 	MarkQueueOnReleased
@@ -61,9 +59,7 @@ const (
 	MarkActivationSessionWaits
 	MarkActivationRecentlyEmpty
 	MarkActivationAtMaxReaders
-	MarkActivationFailed
 	MarkNotificationSent
-	MarkNotificationDropped
 	// Crashes and the links, marked by the world.
 	MarkCrashRolledBack
 	MarkCrashResent
@@ -111,11 +107,9 @@ var markTable = [NumMarks]MarkInfo{
 	{MarkForwardHops, "forward.dropped-hops", "RTE-6, G-27", "a forwarder dropped a fragment that had made its last hop (a routing loop ends)"},
 	{MarkAgedPastHigherLevel, "priority.aged-past-higher-level", "PRI-11, G-11", "starvation prevention raised a dialog's level and it sent before a dialog of a higher level"},
 	{MarkLockWait, "lock.waited", "G-24", "a statement waited for a conversation group lock that another transaction held"},
-	{MarkLockTimeout, "lock.timed-out", "G-24", "a statement's wait for a group lock ran past its time-out and failed"},
 	{MarkDeadlockVictim, "lock.deadlock-victim", "G-24", "a lock wait closed a cycle: the youngest transaction was chosen as victim and rolled back"},
 	{MarkWaitforExpired, "receive.waitfor-expired", "QUE-4, QUE-5", "a RECEIVE or GET CONVERSATION GROUP waited its whole WAITFOR time-out and returned nothing"},
 	{MarkMessageReturned, "tx.message-returned", "TXN-1, TXN-3", "a rollback put a received message back on its queue"},
-	{MarkSavepointRolledBack, "tx.savepoint-rolled-back", "TXN-3", "a transaction rolled back to a savepoint and kept its locks"},
 	{MarkPoisonDisabled, "queue.poison-disabled", "QUE-8, G-14", "five rollbacks in a row turned a queue OFF (poison message detection)"},
 	{MarkArrivalHeldQueueOff, "queue.off-arrival-held", "TXQ-4, G-18", "a message arrived for a queue that is OFF and waited, acknowledged, in the transmission queue"},
 	{MarkQueueOnReleased, "queue.on-released", "G-18", "ALTER QUEUE set a queue ON and released messages that waited for it"},
@@ -124,9 +118,7 @@ var markTable = [NumMarks]MarkInfo{
 	{MarkActivationSessionWaits, "activation.held-by-waiting-session", "ACT-4, ACT-5", "messages waited, but a session waiting in RECEIVE or GET CONVERSATION GROUP made activation unnecessary"},
 	{MarkActivationRecentlyEmpty, "activation.held-by-recent-empty", "ACT-4, G-3", "messages waited, but a RECEIVE had returned nothing within the last few seconds"},
 	{MarkActivationAtMaxReaders, "activation.at-max-readers", "ACT-6", "activation was necessary, but MAX_QUEUE_READERS tasks were already running"},
-	{MarkActivationFailed, "activation.failed", "ACT-10, G-6", "an activated task exited or timed out without receiving: the monitor stopped activating"},
 	{MarkNotificationSent, "activation.notification-sent", "ACT-11, ACT-12", "a queue monitor sent a QUEUE_ACTIVATION event notification"},
-	{MarkNotificationDropped, "activation.notification-dropped", "ACT-11", "an event notification's dialog was ended or failed by the far side, and the notification dropped"},
 	{MarkCrashRolledBack, "crash.transaction-rolled-back", "G-13", "a crash rolled back a transaction that was open"},
 	{MarkCrashResent, "crash.restarted-resending", "G-13", "a restarted instance found transmission queue rows of a dialog and sent them again"},
 	{MarkPartitionHealed, "link.partition-healed", "G-19", "a link delivered again after a partition on it had dropped packets"},

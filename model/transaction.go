@@ -373,7 +373,6 @@ func (t *Tx) RollbackTo(now time.Duration, name string) error {
 	sp := t.saves[i]
 	t.saves = t.saves[:i+1] // the savepoint stays; later ones go
 	t.b.rollback(now, t, &sp)
-	t.b.marks[MarkSavepointRolledBack]++
 	t.b.trace(TraceRecord{At: now, Kind: TraceSavepointRolledBack, Tx: t.id})
 	t.b.pump(now)
 	return nil
