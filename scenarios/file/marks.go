@@ -31,7 +31,7 @@ func (d *decoder) requireMarks(top *mapping) []model.Mark {
 		switch {
 		case !ok:
 			msg := fmt.Sprintf("unknown mark %q", n.Value)
-			if s := closest(n.Value, names); s != "" {
+			if s := closestMark(n.Value, names); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			d.errorf(n, path, "%s; docs/marks.md lists the marks", msg)
@@ -42,6 +42,29 @@ func (d *decoder) requireMarks(top *mapping) []model.Mark {
 		}
 	})
 	return out
+}
+
+// closestMark suggests a mark for a name that is none: the closest by spelling, else the
+// one that shares the longest beginning with it, past its area, when that is most of it
+// (lock.deadlocked, for lock.deadlock-victim).
+func closestMark(name string, names []string) string {
+	if s := closest(name, names); s != "" {
+		return s
+	}
+	best, bestN := "", 0
+	for _, s := range names {
+		n := 0
+		for n < len(s) && n < len(name) && s[n] == name[n] {
+			n++
+		}
+		if n > bestN {
+			best, bestN = s, n
+		}
+	}
+	if dot := strings.IndexByte(name, '.'); dot < 0 || bestN <= dot+1 || 2*bestN < len(name) {
+		return ""
+	}
+	return best
 }
 
 func containsMark(marks []model.Mark, m model.Mark) bool {
