@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Mark names a path through the broker, or through the world that drives it, that a good
 // test must reach: a fragment retried and then acknowledged, a duplicate discarded, a lock
@@ -9,6 +12,11 @@ import "fmt"
 // a fixed array, so that counting costs nothing worth measuring. The table below is the
 // one place that names and describes the marks: docs/marks.md is checked against it, and
 // scenario files require marks by these names (require_marks).
+//
+// A mark is a path that a world can take: paths of the model that no scenario's programs
+// reach (a rollback to a savepoint, a lock time-out, an activated task that exits without
+// a RECEIVE, an event notification dropped by the far side) have none, since requiring
+// them could never pass; the model's unit tests cover those.
 type Mark uint8
 
 // The marks, grouped by area. Their order is the order of MarkTable and of docs/marks.md;
@@ -141,8 +149,9 @@ var discardMarks = [...]Mark{
 	ReasonHops:           MarkForwardHops,
 }
 
-// MarkTable returns every mark, in the order of the constants.
-func MarkTable() []MarkInfo { return markTable[:] }
+// MarkTable returns every mark, in the order of the constants: a copy, which the caller
+// may keep.
+func MarkTable() []MarkInfo { return slices.Clone(markTable[:]) }
 
 // Name returns the mark's stable name: "fragment.retransmitted".
 func (m Mark) Name() string {

@@ -3,7 +3,6 @@ package batch
 import (
 	"fmt"
 	"iter"
-	"strings"
 
 	"github.com/sbsim/sbsim/model"
 
@@ -59,26 +58,9 @@ func (v Verdict) OK() bool {
 	return v.Err == nil && len(v.Failures) == 0 && overSeedsHeld(v.OverSeeds) && len(v.MissingMarks) == 0
 }
 
-// MarksText writes what the seeds' marks say, indented as the command prints a check's
-// details: the required marks never reached (which fail the check), then how many of
-// every mark the seeds never reached, and which.
-func (v Verdict) MarksText() string {
-	if v.Marks.Runs() == 0 {
-		return ""
-	}
-	var b strings.Builder
-	if len(v.MissingMarks) > 0 {
-		fmt.Fprintf(&b, "      FAILED: %s: never reached on any of %d seeds: %s\n", file.RequireMarksKey, v.Marks.Runs(),
-			strings.Join(MarkNames(v.MissingMarks), ", "))
-	}
-	never := v.Marks.NeverReached()
-	if len(never) == 0 {
-		fmt.Fprintf(&b, "      marks: every one of the %d reached\n", model.NumMarks)
-		return b.String()
-	}
-	fmt.Fprintf(&b, "      marks never reached: %d of %d: %s\n", len(never), model.NumMarks, strings.Join(MarkNames(never), ", "))
-	return b.String()
-}
+// MarksText writes what the seeds' marks say, as MarkTally.Text does for the scenario's
+// require_marks.
+func (v Verdict) MarksText() string { return v.Marks.Text(v.MissingMarks) }
 
 // ReplaySeed is a seed to replay a failure with: the first seed that failed, else the first
 // on which a failed statistical expectation missed its comparison, else 1.

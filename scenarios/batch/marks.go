@@ -1,8 +1,12 @@
 package batch
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/scenarios"
+	"github.com/sbsim/sbsim/scenarios/file"
 )
 
 // MarkTally accumulates the coverage marks (model.Mark) of many runs, in constant memory:
@@ -44,9 +48,9 @@ func (t *MarkTally) Reached(m model.Mark) int { return t.reached[m] }
 // NeverReached returns the marks no run reached, in the order of model.MarkTable.
 func (t *MarkTally) NeverReached() []model.Mark {
 	var out []model.Mark
-	for _, info := range model.MarkTable() {
-		if t.reached[info.Mark] == 0 {
-			out = append(out, info.Mark)
+	for m := range model.Mark(model.NumMarks) {
+		if t.reached[m] == 0 {
+			out = append(out, m)
 		}
 	}
 	return out
@@ -61,6 +65,27 @@ func (t *MarkTally) Missing(required []model.Mark) []model.Mark {
 		}
 	}
 	return out
+}
+
+// Text writes what the tally says, indented as `simulate check` prints a scenario's
+// details: the marks of required that no run reached (which fail a check), then how many
+// of all the marks no run reached, and which. It is empty for a tally of no run.
+func (t *MarkTally) Text(required []model.Mark) string {
+	if t.runs == 0 {
+		return ""
+	}
+	var b strings.Builder
+	if missing := t.Missing(required); len(missing) > 0 {
+		fmt.Fprintf(&b, "      FAILED: %s: never reached on any of %d seeds: %s\n", file.RequireMarksKey, t.runs,
+			strings.Join(MarkNames(missing), ", "))
+	}
+	never := t.NeverReached()
+	if len(never) == 0 {
+		fmt.Fprintf(&b, "      marks: every one of the %d reached\n", model.NumMarks)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "      marks never reached: %d of %d: %s\n", len(never), model.NumMarks, strings.Join(MarkNames(never), ", "))
+	return b.String()
 }
 
 // MarkNames returns the names of marks, in order.

@@ -3,6 +3,8 @@ package batch
 import (
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -91,6 +93,10 @@ func TestMarkTallyCountsRunsThatReachEachMark(t *testing.T) {
 	assert.True(t, slices.IsSorted(never), "in the table's order")
 	assert.Equal(t, []model.Mark{model.MarkDeadlockVictim, model.MarkRouteDelayed},
 		a.Missing([]model.Mark{model.MarkDeadlockVictim, model.MarkLockWait, model.MarkRouteDelayed}))
+	text := a.Text([]model.Mark{model.MarkLockWait, model.MarkDeadlockVictim})
+	assert.True(t, strings.HasPrefix(text, "      FAILED: require_marks: never reached on any of 3 seeds: lock.deadlock-victim\n"+
+		"      marks never reached: "+strconv.Itoa(model.NumMarks-2)+" of "+strconv.Itoa(model.NumMarks)+": fragment.retransmitted, "), text)
+	assert.NotContains(t, a.Text([]model.Mark{model.MarkLockWait}), "FAILED")
 	var empty MarkTally
 	assert.Len(t, empty.NeverReached(), model.NumMarks)
 	assert.Equal(t, "", Verdict{}.MarksText(), "a verdict of no runs says nothing of marks")
