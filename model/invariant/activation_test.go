@@ -71,7 +71,6 @@ func instance(i model.InstanceID) func(*model.TraceRecord) {
 	return func(r *model.TraceRecord) { r.Instance = i }
 }
 
-
 // TestCheckerFlagsBrokenActivationRules checks the checks of queue monitors: each broken
 // history is flagged with its rule at the record that broke it, and legal ones (a ramp-up
 // to MAX_QUEUE_READERS, one start per RECEIVE, ACT-4b once the empty-RECEIVE window is
