@@ -151,7 +151,9 @@ func (e Expectation) String() string {
 // Check checks every expectation of the file against res, in order. A statistical
 // expectation (Statistical) is only shown, as what this seed gave: one seed cannot judge
 // it, so it holds here, and batch.Check judges it over the seeds it runs. What every
-// scenario expects without writing it follows, when it failed (implicitVerdicts).
+// scenario expects without writing it follows, when it failed (implicitVerdicts), and last
+// the verdict of require_marks when the run missed a mark (marksVerdict), which batch.Check
+// judges over the seeds instead.
 func (f *Scenario) Check(res *scenarios.Result) []ExpectationVerdict {
 	out := make([]ExpectationVerdict, 0, len(f.Expectations))
 	for _, e := range f.Expectations {
