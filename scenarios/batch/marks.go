@@ -71,21 +71,31 @@ func (t *MarkTally) Missing(required []model.Mark) []model.Mark {
 // details: the marks of required that no run reached (which fail a check), then how many
 // of all the marks no run reached, and which. It is empty for a tally of no run.
 func (t *MarkTally) Text(required []model.Mark) string {
+	return t.MissingText(required) + t.NeverReachedText()
+}
+
+// MissingText is the line of Text that names the marks of required no run reached; empty
+// when the runs reached them all.
+func (t *MarkTally) MissingText(required []model.Mark) string {
+	missing := t.Missing(required)
+	if t.runs == 0 || len(missing) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("      FAILED: %s: never reached on any of %d seeds: %s\n", file.RequireMarksKey, t.runs,
+		strings.Join(MarkNames(missing), ", "))
+}
+
+// NeverReachedText is the line of Text that says how many of all the marks no run reached,
+// and which.
+func (t *MarkTally) NeverReachedText() string {
 	if t.runs == 0 {
 		return ""
 	}
-	var b strings.Builder
-	if missing := t.Missing(required); len(missing) > 0 {
-		fmt.Fprintf(&b, "      FAILED: %s: never reached on any of %d seeds: %s\n", file.RequireMarksKey, t.runs,
-			strings.Join(MarkNames(missing), ", "))
-	}
 	never := t.NeverReached()
 	if len(never) == 0 {
-		fmt.Fprintf(&b, "      marks: every one of the %d reached\n", model.NumMarks)
-		return b.String()
+		return fmt.Sprintf("      marks: every one of the %d reached\n", model.NumMarks)
 	}
-	fmt.Fprintf(&b, "      marks never reached: %d of %d: %s\n", len(never), model.NumMarks, strings.Join(MarkNames(never), ", "))
-	return b.String()
+	return fmt.Sprintf("      marks never reached: %d of %d: %s\n", len(never), model.NumMarks, strings.Join(MarkNames(never), ", "))
 }
 
 // MarkNames returns the names of marks, in order.

@@ -132,8 +132,9 @@ func (b *BatchReport) Verdict(v batch.Verdict, replay func(seed uint64) string) 
 		fmt.Fprintf(b.out, "PASS  %s (%d seeds)\n%s%s", v.Name, v.Seeds, v.OverSeedsText(), v.MarksText())
 	default:
 		b.FailedVerdicts++
-		fmt.Fprintf(b.out, "FAIL  %s (%d of %d seeds)\n%s%s", v.Name, len(v.Failures), v.Seeds, v.OverSeedsText(), v.MarksText())
-		fmt.Fprintf(b.out, "      replay one: %s\n", replay(v.ReplaySeed()))
+		fmt.Fprintf(b.out, "FAIL  %s (%d of %d seeds)\n%s%s", v.Name, len(v.Failures), v.Seeds, v.OverSeedsText(),
+			v.Marks.MissingText(v.MissingMarks))
+		fmt.Fprintf(b.out, "      replay one: %s\n%s", replay(v.ReplaySeed()), v.Marks.NeverReachedText())
 	}
 }
 
