@@ -152,13 +152,17 @@ func (b *Broker) tasksWaiting(q *serviceQueue) int {
 // WHERE or GET CONVERSATION GROUP, and none of those returned nothing in the last
 // EmptyReceiveWindow (G-3).
 func (m *monitor) necessary(now time.Duration, arrivalOnEmpty bool) (bool, activationReason) {
-	if arrivalOnEmpty && m.running() == 0 && m.q.ready > 0 {
+	switch {
+	case arrivalOnEmpty && m.running() == 0 && m.q.ready > 0:
 		return true, reasonArrivalOnEmpty
+	case m.q.ready == 0:
+		return false, 0
+	case m.waitingSessions() > 0:
+		return false, reasonSessionWaits
+	case m.emptySeen && now-m.lastEmpty < EmptyReceiveWindow:
+		return false, reasonRecentlyEmpty
 	}
-	if m.q.ready > 0 && m.waitingSessions() == 0 && (!m.emptySeen || now-m.lastEmpty >= EmptyReceiveWindow) {
-		return true, reasonUnread
-	}
-	return false, 0
+	return true, reasonUnread
 }
 
 type activationReason uint8
@@ -166,7 +170,15 @@ type activationReason uint8
 const (
 	reasonArrivalOnEmpty activationReason = iota + 1 // ACT-4(a)
 	reasonUnread                                     // ACT-4(b)
+	// Why activation is not necessary while messages are unread: a session waits for
+	// them (ACT-5), or a RECEIVE found nothing a moment ago (G-3).
+	reasonSessionWaits
+	reasonRecentlyEmpty
 )
+
+// activationMarks is the mark of each reason.
+var activationMarks = [...]Mark{reasonArrivalOnEmpty: MarkActivationArrivalOnEmpty, reasonUnread: MarkActivationUnread,
+	reasonSessionWaits: MarkActivationSessionWaits, reasonRecentlyEmpty: MarkActivationRecentlyEmpty}
 
 // evaluate is one evaluation of the monitor (ACT-3): on its tick and on each ACT-3 event.
 // arrivalOnEmpty says a message has just arrived on a queue that had none unread; ramp says
@@ -191,14 +203,21 @@ func (b *Broker) evaluate(now time.Duration, m *monitor, arrivalOnEmpty, ramp bo
 	}
 	need, reason := m.necessary(now, arrivalOnEmpty)
 	if !need {
+		if reason != 0 {
+			b.marks[activationMarks[reason]]++
+		}
 		return
 	}
 	if m.activation.Status && !m.failed && m.running() < m.activation.MaxQueueReaders {
 		if reason == reasonUnread && m.running() > 0 && !ramp {
 			return // with tasks running, one more starts only on a tick or an ALTER QUEUE (G-5)
 		}
+		b.marks[activationMarks[reason]]++
 		b.startTask(now, m, reason)
 		return // one activation per evaluation (G-5)
+	}
+	if m.activation.Status && !m.failed {
+		b.marks[MarkActivationAtMaxReaders]++
 	}
 	if len(m.notifications) > 0 {
 		b.notify(now, m, reason)
@@ -520,6 +539,7 @@ func (b *Broker) notify(now time.Duration, m *monitor, reason activationReason) 
 	if !sent {
 		return
 	}
+	b.marks[MarkNotificationSent]++
 	b.trace(TraceRecord{At: now, Kind: TraceNotificationSent, Queue: m.q.id, Running: int32(m.running()),
 		Ready: int32(m.q.ready), Waiting: int32(m.waitingSessions()), SinceEmpty: m.sinceEmpty(now), Cause: uint8(reason)})
 	m.state, m.notifiedByNotification = MonitorNotified, true

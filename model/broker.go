@@ -69,6 +69,8 @@ type Broker struct {
 	tracing     bool
 	effects     Effects
 	counters    Counters
+	// marks counts the marked paths taken (marks.go).
+	marks MarkCounts
 	// transmissionObjects counts endpoints holding a transmission object (TXQ-6).
 	transmissionObjects int
 	// rowsThroughTXQ counts the live rows of same-instance dialogs that waited in a
@@ -407,7 +409,7 @@ func (b *Broker) pump(now time.Duration) {
 // per decision, until the block is full and leaves, or no dialog has anything due.
 func (b *Broker) fillBlock(now time.Duration, c *connection, s *scheduler) {
 	for !c.busy {
-		ep := s.pick(&b.cfg, now)
+		ep, aged := s.pick(&b.cfg, now)
 		if ep == nil {
 			return
 		}
@@ -424,6 +426,9 @@ func (b *Broker) fillBlock(now time.Duration, c *connection, s *scheduler) {
 		if c.blockOpen && c.blockBytes+size > b.cfg.BlockBytesMax {
 			b.sendBlock(c) // full: the fragment goes first in the next block, once the wire is free
 			return
+		}
+		if aged {
+			b.marks[MarkAgedPastHigherLevel]++
 		}
 		if b.onPick != nil {
 			b.onPick(now, c.peer, ep)
@@ -515,6 +520,7 @@ func (b *Broker) TimerFired(now time.Duration, t Timer) {
 	case TimerDialog:
 		if ep := b.endpoints.get(uint64(ConversationHandle(t.Key))); ep != nil && !ep.deleted && ep.grp != nil && ep.timerAt == t.At {
 			ep.timerAt = 0
+			b.marks[MarkDialogTimerFired]++
 			b.enqueue(now, ep, queuedMessage{seq: Unsequenced, msgType: DialogTimerMessageType}, !ep.isInitiator)
 		}
 	default:

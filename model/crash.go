@@ -148,6 +148,7 @@ func (b *Broker) recover(now time.Duration, ep *endpoint) {
 	if ep.out == nil || ep.out.empty() {
 		return
 	}
+	b.marks[MarkCrashResent]++
 	ep.txLevel = b.transmitLevel(ep) // the backlog is new to the new transmission object (G-26)
 	b.useTransmissionObject(ep)
 	b.makeReady(ep)
@@ -176,6 +177,7 @@ func (b *Broker) rollBackOpenTransactions(now time.Duration) {
 	}
 	for i := len(ids) - 1; i >= 0; i-- {
 		if t := open[ids[i]]; !t.done {
+			b.marks[MarkCrashRolledBack]++
 			b.rollback(now, t, nil)
 		}
 	}

@@ -149,6 +149,7 @@ func (b *Broker) endConversation(now time.Duration, ep *endpoint, opts EndOption
 		// The far side is not told (DLG-10). A target keeps a closed tombstone like any
 		// closed target, so that what the initiator still sends is discarded and acked
 		// rather than creating a second target endpoint that would wait for ever.
+		b.marks[MarkEndWithCleanup]++
 		b.dropRows(now, ep, ReasonCleanup)
 		b.closeEndpoint(now, ep)
 		b.unlist(ep) // no row left in sys.conversation_endpoints
@@ -225,6 +226,7 @@ func (b *Broker) forgetClosed(now time.Duration, h ConversationHandle) {
 		b.timer(ep.retainUntil, TimerRetention, uint64(ep.handle))
 		return
 	}
+	b.marks[MarkClosedTargetForgotten]++
 	b.trace(TraceRecord{At: now, Kind: TraceEndpointForgotten, Conversation: ep.conv})
 	b.delete(ep)
 }
@@ -251,10 +253,12 @@ func (b *Broker) lifetimeExpired(now time.Duration, ep *endpoint) {
 	case Closed, Error:
 		return
 	case DisconnectedOutbound:
+		b.marks[MarkLifetimeExpired]++
 		b.dropRows(now, ep, ReasonLifetime)
 		b.closeEndpoint(now, ep)
 		return
 	}
+	b.marks[MarkLifetimeExpired]++
 	b.dropRows(now, ep, ReasonLifetime)
 	b.enqueue(now, ep, queuedMessage{seq: Unsequenced, msgType: ErrorMessageType, errorCode: ErrorCodeLifetimeExpired}, !ep.isInitiator)
 	b.errorArrived(now, ep)
@@ -270,6 +274,7 @@ func (b *Broker) PacketArrived(now time.Duration, p *Packet, corrupt bool) {
 	}
 	if corrupt {
 		b.counters.CorruptDiscarded += int64(len(p.Fragments))
+		b.marks[MarkPacketCorrupt]++
 		b.trace(TraceRecord{At: now, Kind: TracePacketCorrupt, Peer: p.From})
 		return
 	}
@@ -337,6 +342,7 @@ func (b *Broker) fragmentArrived(now time.Duration, from InstanceID, f *Fragment
 		case ep.discardArrivals:
 			b.discard(now, f, ReasonClosedEndpoint)
 		default:
+			b.marks[MarkBrokerErrorDelivered]++
 			b.arrive(now, ep, queuedMessage{seq: Unsequenced, msgType: ErrorMessageType, errorCode: f.ErrorCode, sentAt: f.SentAt}, f.FromInitiator, 1)
 			b.errorArrived(now, ep)
 		}
@@ -369,6 +375,7 @@ func (b *Broker) fragmentArrived(now time.Duration, from InstanceID, f *Fragment
 	if ep.discardArrivals || ep.state == Closed || ep.state == DisconnectedOutbound {
 		if ep.state == Closed {
 			ep.retainUntil = now + b.cfg.ClosedTargetRetention
+			b.marks[MarkClosedTargetRetained]++
 		}
 		b.discard(now, f, ReasonClosedEndpoint)
 		b.orphanAck(now, from, f)
@@ -435,6 +442,7 @@ func (b *Broker) ensureRouted(now time.Duration, ep *endpoint) {
 	if !ok {
 		if !ep.delayed {
 			ep.delayed = true
+			b.marks[MarkRouteDelayed]++
 			b.trace(TraceRecord{At: now, Kind: TraceDelayed, Conversation: ep.conv, FromInitiator: ep.isInitiator})
 		}
 		if !ep.routeArmed {
@@ -449,6 +457,7 @@ func (b *Broker) ensureRouted(now time.Duration, ep *endpoint) {
 	}
 	if ep.delayed {
 		ep.delayed = false
+		b.marks[MarkRouteFoundLater]++
 		b.trace(TraceRecord{At: now, Kind: TraceRouted, Peer: ep.farInstance, Conversation: ep.conv, FromInitiator: ep.isInitiator})
 	}
 	if ep.in != nil && ep.in.ackOwed && !ep.in.ackListed {

@@ -137,6 +137,7 @@ func (b *Broker) sendForwarded(now time.Duration, ep *endpoint) {
 	}
 	b.forwardHeld -= heldBytes(&h.f)
 	b.counters.FragmentsForwarded++
+	b.marks[MarkFragmentForwarded]++
 	b.addToBlock(ep.farInstance, h.f)
 }
 

@@ -50,6 +50,7 @@ func (b *Broker) arrive(now time.Duration, ep *endpoint, m queuedMessage, fromIn
 	q.arrivalsHeld = append(q.arrivalsHeld, heldArrival{ep: ep, m: m, fromInitiator: fromInitiator, fragments: fragments})
 	ep.heldRows++
 	b.dbs[b.cat.Services[ep.service].Database].txqRows++
+	b.marks[MarkArrivalHeldQueueOff]++
 	b.trace(TraceRecord{At: now, Kind: TraceMessageHeld, Peer: ep.farInstance, Conversation: ep.conv,
 		FromInitiator: fromInitiator, Sequence: m.seq, MessageType: m.msgType, Bytes: m.bytes, SentAt: m.sentAt, Group: ep.group})
 }

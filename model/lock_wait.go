@@ -50,6 +50,7 @@ func (t *Tx) lock(now time.Duration, g *group, st *statement) bool {
 	t.waitStore = wait{lock: g, stmt: st, since: now}
 	t.wait = &t.waitStore
 	g.waiters = append(g.waiters, t)
+	b.marks[MarkLockWait]++
 	b.trace(TraceRecord{At: now, Kind: TraceLockWait, Tx: t.id, Group: g.id, Statement: st.number, HolderTx: g.holder.id})
 	b.armDeadline(t, st)
 	b.resolveDeadlock(now, t)
@@ -126,6 +127,7 @@ func (b *Broker) statementTimedOut(now time.Duration, id TxID) {
 	b.stopWaiting(t)
 	if t.wait = nil; st.deadline >= 0 && now >= st.deadline {
 		st.err = nil // WAITFOR ran out: an empty result
+		b.marks[MarkWaitforExpired]++
 		if q != nil {
 			b.monitorReceived(now, t, q, st, true, false)
 		}
@@ -192,6 +194,7 @@ func (b *Broker) resolveDeadlock(now time.Duration, t *Tx) {
 		}
 	}
 	b.counters.Deadlocks++
+	b.marks[MarkDeadlockVictim]++
 	b.trace(TraceRecord{At: now, Kind: TraceDeadlock, Tx: victim.id, Group: victim.wait.lock.id, Statement: victim.wait.stmt.number})
 	st := victim.wait.stmt
 	b.stopWaiting(victim)

@@ -174,6 +174,9 @@ func (b *Broker) AlterQueueStatus(now time.Duration, queue QueueID, status Queue
 func (b *Broker) setQueueStatus(now time.Duration, q *serviceQueue, status QueueStatus) {
 	q.status = status
 	if status == QueueOn {
+		if len(q.heldSenders) > 0 || len(q.arrivalsHeld) > 0 {
+			b.marks[MarkQueueOnReleased]++
+		}
 		// Held messages sat in a transmission queue, where levels apply (PRI-13): the
 		// dialogs leave highest transmit level first, in the order they were held within a
 		// level.

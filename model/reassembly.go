@@ -176,7 +176,11 @@ func (b *Broker) receiveFragment(now time.Duration, ep *endpoint, f *Fragment) {
 	b.trace(TraceRecord{At: now, Kind: TraceFragmentStored, Peer: ep.farInstance, Conversation: ep.conv,
 		FromInitiator: f.FromInitiator, Sequence: seq, Fragment: f.Index})
 	b.owe(now, ep)
+	if seq > ep.receiveSeq || f.Index > ep.receiveFrag {
+		b.marks[MarkFragmentOutOfOrder]++
+	}
 	if f.MessageType == ErrorMessageType && m.complete() && seq != ep.receiveSeq {
+		b.marks[MarkErrorOvertook]++
 		// G-17: an application Error is delivered at once, even with earlier messages
 		// missing (END WITH ERROR dropped them at the sender, DLG-9); what is held before it
 		// is discarded.
@@ -216,6 +220,9 @@ func (b *Broker) messageArrived(now time.Duration, ep *endpoint, m *partialMessa
 	if ep.state == StartedInbound {
 		b.setState(now, ep, Conversing)
 	}
+	if m.count > 1 {
+		b.marks[MarkMessageReassembled]++
+	}
 	b.arrive(now, ep, queuedMessage{seq: m.seq, msgType: m.msgType, bytes: m.bytes, sentAt: m.sentAt, txAt: m.txAt,
 		errorCode: m.errorCode}, !ep.isInitiator, m.count)
 	switch m.msgType {
@@ -225,6 +232,7 @@ func (b *Broker) messageArrived(now time.Duration, ep *endpoint, m *partialMessa
 		}
 		b.dropRows(now, ep, ReasonRemoteEnded)
 	case ErrorMessageType:
+		b.marks[MarkErrorDelivered]++
 		b.errorArrived(now, ep)
 	}
 }
@@ -247,6 +255,7 @@ func (b *Broker) errorArrived(now time.Duration, ep *endpoint) {
 // duplicate acknowledges a copy of a fragment already stored, without storing it (PROTO-5).
 func (b *Broker) duplicate(now time.Duration, ep *endpoint, f *Fragment) {
 	b.counters.DuplicatesDiscarded++
+	b.marks[MarkFragmentDuplicate]++
 	b.trace(TraceRecord{At: now, Kind: TraceFragmentDuplicate, Peer: ep.farInstance, Conversation: ep.conv,
 		FromInitiator: f.FromInitiator, Sequence: f.Sequence, Fragment: f.Index})
 	if ep.in == nil {
@@ -275,6 +284,9 @@ func (b *Broker) owe(now time.Duration, ep *endpoint) {
 // discard drops an arriving fragment on purpose and counts it.
 func (b *Broker) discard(now time.Duration, f *Fragment, reason Reason) {
 	b.counters.FragmentsDiscarded++
+	if m := discardMarks[reason]; m != noMark {
+		b.marks[m]++
+	}
 	b.trace(TraceRecord{At: now, Kind: TraceFragmentDiscarded, Conversation: f.Conversation,
 		FromInitiator: f.FromInitiator, Sequence: f.Sequence, Fragment: f.Index, Reason: reason})
 }

@@ -547,6 +547,7 @@ func (b *Broker) PrincipalMoved(now time.Duration, from, to InstanceID) {
 			b.sched[from].remove(ep)
 		}
 		ep.farInstance = to
+		b.marks[MarkFailedOverToMirror]++
 		b.trace(TraceRecord{At: now, Kind: TraceRouted, Peer: to, Conversation: ep.conv, FromInitiator: ep.isInitiator})
 		b.makeReady(ep)
 		if ep.in != nil && ep.in.ackOwed && !ep.in.ackListed {

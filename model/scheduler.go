@@ -367,23 +367,25 @@ func (s *scheduler) bestWaiting(cfg *Config, now time.Duration) int {
 }
 
 // pick returns the dialog that sends next, or nil when none waits. It leaves the dialog in
-// the scheduler: the caller sends one fragment, then reschedules it as served.
-func (s *scheduler) pick(cfg *Config, now time.Duration) *endpoint {
+// the scheduler: the caller sends one fragment, then reschedules it as served. aged says
+// that starvation prevention chose it over a dialog of a higher level (G-11).
+func (s *scheduler) pick(cfg *Config, now time.Duration) (ep *endpoint, aged bool) {
 	var best candidate
-	found := false
+	top, bestLevel := 0, 0
 	for l := 10; l >= 1; l-- {
 		if s.levels[l].live == 0 {
 			continue
 		}
+		top = max(top, l)
 		c := s.levels[l].candidate(&s.slots, cfg, l, now)
-		if !found || c.eff > best.eff || (c.eff == best.eff && s.wins(&c, &best)) {
-			best, found = c, true
+		if bestLevel == 0 || c.eff > best.eff || (c.eff == best.eff && s.wins(&c, &best)) {
+			best, bestLevel = c, l
 		}
 	}
-	if !found {
-		return nil
+	if bestLevel == 0 {
+		return nil, false
 	}
-	return s.slots.eps[best.slot]
+	return s.slots.eps[best.slot], bestLevel < top
 }
 
 // wins breaks a tie between two candidates at the same effective level: one that aging

@@ -43,7 +43,7 @@ func schedulerDecider(keys string, n int) func(i int) {
 	s, r := newPendingScheduler(n)
 	now := time.Minute
 	decide := func(i int) {
-		ep := s.pick(&cfg, now)
+		ep, _ := s.pick(&cfg, now)
 		ep.readySince = nextKey(keys, r, i, ep.readySince, now)
 		s.rekey(ep, true)
 		now += time.Microsecond

@@ -196,6 +196,7 @@ func (b *Broker) commit(now time.Duration, t *Tx) {
 				// An Error or the lifetime's end came after the statement: like a row in the
 				// transmission queue, the message is dropped with the dialog's others.
 				b.counters.SendsDropped++
+				b.marks[MarkSendDropped]++
 				continue
 			}
 			if ep.state == StartedOutbound {
@@ -263,6 +264,7 @@ func (b *Broker) rollback(now time.Duration, t *Tx, sp *savepoint) {
 			if sp == nil && !slices.Contains(poisoned, q) {
 				poisoned = append(poisoned, q)
 			}
+			b.marks[MarkMessageReturned]++
 			b.trace(TraceRecord{At: now, Kind: TraceMessageReturned, Tx: t.id, Conversation: ep.conv, FromInitiator: !ep.isInitiator,
 				Sequence: u.msg.seq, MessageType: u.msg.msgType, Group: ep.group})
 			if ep.deleted || ep.grp == nil {
@@ -292,6 +294,7 @@ func (b *Broker) rollback(now time.Duration, t *Tx, sp *savepoint) {
 		q.rollbacks++
 		if q.rollbacks >= poisonRollbacks && !b.cat.Queues[q.id].PoisonMessageHandlingOff && q.status == QueueOn {
 			b.counters.PoisonDisables++
+			b.marks[MarkPoisonDisabled]++
 			q.rollbacks = 0 // set ON again, the queue takes five more rollbacks to turn OFF
 			b.trace(TraceRecord{At: now, Kind: TraceQueueDisabled, Tx: t.id, Queue: q.id})
 			b.effects.QueueDisabled = append(b.effects.QueueDisabled, q.id)

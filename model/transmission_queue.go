@@ -403,6 +403,7 @@ func (b *Broker) sendFragment(now time.Duration, ep *endpoint, r *txqRow, f int3
 			u.retries++
 		}
 		b.counters.FragmentsRetransmitted++
+		b.marks[MarkFragmentRetransmitted]++
 	} else {
 		r.nextUnsent = f + 1
 		o.unacked = b.buf.unacked.push(o.unacked, inFlight{fragmentRef: fragmentRef{r.seq, f}})
@@ -541,6 +542,9 @@ func (b *Broker) applyAck(now time.Duration, ep *endpoint, a *Ack) {
 		}
 		r := o.row(u.seq)
 		r.acked++
+		if u.retries > 0 {
+			b.marks[MarkFragmentAckedAfterRetry]++
+		}
 		if u.resend {
 			o.resend--
 		}

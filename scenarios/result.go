@@ -71,6 +71,9 @@ type Result struct {
 	FindingCount int
 	// Liveness says how the liveness phase went (INV-12), when Config.CheckInvariants is on.
 	Liveness LivenessResult
+	// Marks counts how many times the run took each marked path (model.Mark), over every
+	// instance and the world.
+	Marks model.MarkCounts
 	// Crashes lists the crashes of instances (G-13), in the order they happened; empty in a
 	// world without.
 	Crashes []CrashResult
@@ -264,7 +267,10 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 		res.Findings, res.FindingCount = w.checker.Findings(), w.checker.FindingCount()
 		res.Liveness = w.liveness.cfg
 	}
+	res.Marks = w.marks
 	for i, b := range w.brokers {
+		bm := b.Marks()
+		res.Marks.Add(&bm)
 		ir := InstanceResult{Name: w.cat.Instances[i].Name, Counters: b.Counters(),
 			TransmissionQueueRows: len(b.TransmissionQueue()), TransmissionObjectBytes: b.TransmissionObjectBytes(),
 			Connections: b.Connections()}

@@ -74,6 +74,9 @@ type world struct {
 
 	// cpus are the instances' CPUs and logs, by instance, with costs on (cost.go).
 	cpus []cpuPool
+	// marks counts the marked paths of the world itself; the brokers count theirs
+	// (model.Mark).
+	marks model.MarkCounts
 }
 
 type linkPair struct {
@@ -251,6 +254,9 @@ func (w *world) deliverTo(address model.InstanceID) func(faulty.Delivery[model.P
 		case w.brokers[at].Down():
 			w.droppedWhileDown[at]++ // the instance is down: nothing reaches it (G-13)
 			return
+		}
+		if w.links[d.Packet.From][address].Counters().DroppedPartition > 0 {
+			w.marks[model.MarkPartitionHealed]++ // it delivers again after a partition dropped some (G-19)
 		}
 		to := model.InstanceID(at) // another than address once a broker failed over there
 		d.Packet.To = to

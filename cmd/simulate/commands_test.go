@@ -94,6 +94,34 @@ func TestCheckFailsAnExpectationOverTheSeeds(t *testing.T) {
 	assert.Equal(t, m[1], m[2], "the replay line replays the first seed that missed")
 }
 
+// A check prints, under each scenario's verdict, the marks its seeds never reached
+// (docs/marks.md); a mark the file requires that no seed reached fails the check (exit 1)
+// and is named, and a run of one seed that misses it fails too.
+func TestCheckPrintsTheMarksNeverReachedAndFailsARequiredOne(t *testing.T) {
+	code, out, _ := runCommand("check", "poison-message", "-seeds", "2")
+	assert.Equal(t, 0, code, out)
+	assert.Regexp(t, `PASS  poison-message \(2 seeds\)\n      marks never reached: \d+ of \d+: fragment.retransmitted, .*lock.deadlock-victim`, out)
+
+	data, err := file.LibraryText("poison-message")
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "marks.yaml")
+	require.NoError(t, os.WriteFile(path, append(data, "require_marks: [queue.poison-disabled, lock.deadlock-victim]\n"...), 0o644))
+	code, out, _ = runCommand("check", path, "-seeds", "2")
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, out, "FAIL  "+path+" (0 of 2 seeds)\n")
+	assert.Contains(t, out, "      FAILED: require_marks: never reached on any of 2 seeds: lock.deadlock-victim\n")
+
+	code, out, _ = runCommand("run", path, "-seed", "1")
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, out, "FAILED: every mark of require_marks reached (got never reached: lock.deadlock-victim)")
+
+	path = filepath.Join(t.TempDir(), "unknown.yaml")
+	require.NoError(t, os.WriteFile(path, append(data, "require_marks: [lock.deadlocked]\n"...), 0o644))
+	code, _, stderr := runCommand("check", path, "-seeds", "1")
+	assert.Equal(t, 2, code)
+	assert.Regexp(t, `unknown.yaml:\d+:\d+: require_marks\[0\]: unknown mark "lock.deadlocked" \(did you mean "lock.deadlock-victim"\?\)`, stderr)
+}
+
 func TestRunSaysWhenNoInvariantWasChecked(t *testing.T) {
 	data, err := file.LibraryText("poison-message")
 	require.NoError(t, err)

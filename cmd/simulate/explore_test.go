@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sbsim/sbsim/scenarios/file"
 )
 
 // explore runs a scenario over seeds, a fault mix drawn for each, and writes one line per
@@ -52,4 +54,20 @@ func TestExploreFailsABrokenBrokerAndItsReplayAgrees(t *testing.T) {
 	assert.Equal(t, 1, code, replay)
 	assert.Contains(t, replay, "faults until ")
 	assert.Contains(t, replay, "verdict: FAILED: INV-12 violated at "+m[2]+"\n", "the replay breaks the same rule at the same time")
+}
+
+// A scenario's require_marks hold over the seeds of an exploration as over a check's: a
+// mark no seed reached fails it, and the marks never reached are listed.
+func TestExploreFailsAMarkItRequiresThatNoSeedReached(t *testing.T) {
+	text, err := file.LibraryText("lossy-wan")
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "marked.yaml")
+	require.NoError(t, os.WriteFile(path, append([]byte("require_marks: [lock.deadlock-victim]\n"), text...), 0o644))
+
+	code, out, errOut := runCommand("explore", path, "-seeds", "3", "-out", t.TempDir())
+
+	assert.Equal(t, 1, code, out+errOut)
+	assert.Contains(t, out, "FAIL  "+path+": every invariant held on 3 seeds, but not every mark it requires was reached")
+	assert.Contains(t, out, "FAILED: require_marks: never reached on any of 3 seeds: lock.deadlock-victim")
+	assert.Contains(t, out, "marks never reached: ")
 }

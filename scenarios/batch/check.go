@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"iter"
 
+	"github.com/sbsim/sbsim/model"
+
 	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/file"
 )
@@ -45,12 +47,20 @@ type Verdict struct {
 	Err       error
 	// ErrSeed is the seed whose run gave Err.
 	ErrSeed uint64
+	// Marks tallies the coverage marks the seeds reached; MissingMarks are the marks of
+	// the scenario's require_marks that none of them reached, which fails the check.
+	Marks        MarkTally
+	MissingMarks []model.Mark
 }
 
 // OK reports whether the scenario passed on every seed and over the seeds.
 func (v Verdict) OK() bool {
-	return v.Err == nil && len(v.Failures) == 0 && OverSeedsHeld(v.OverSeeds)
+	return v.Err == nil && len(v.Failures) == 0 && OverSeedsHeld(v.OverSeeds) && len(v.MissingMarks) == 0
 }
+
+// MarksText writes what the seeds' marks say, as MarkTally.Text does for the scenario's
+// require_marks.
+func (v Verdict) MarksText() string { return v.Marks.Text(v.MissingMarks) }
 
 // ReplaySeed is a seed to replay a failure with: the first seed that failed, else the first
 // on which a failed statistical expectation missed its comparison, else 1.
@@ -108,9 +118,13 @@ func CheckSeeds(targets []Target, workers int, progress func()) iter.Seq2[SeedRe
 					return
 				}
 				over.Add(o.Seed, o.Kept.samples)
+				if o.Err == nil {
+					v.Marks.Add(&o.Kept.marks)
+				}
 			}
 			if v.Err == nil {
 				v.OverSeeds = over.Verdicts()
+				v.MissingMarks = v.Marks.Missing(tg.Scenario.RequireMarks)
 			}
 			if !yield(SeedResult{Name: tg.Name}, &v) {
 				return

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/file"
 	"github.com/sbsim/sbsim/sim"
@@ -20,17 +21,20 @@ type runJudgement struct {
 	reasons []string
 	samples []file.Sample
 	stop    sim.StopReason // why the run stopped
+	// marks are the run's coverage marks, for the check's MarkTally.
+	marks model.MarkCounts
 }
 
 // judgeRun judges res against s's per-seed expectations and samples its statistical ones.
 func judgeRun(s *file.Scenario, res *scenarios.Result) runJudgement {
-	j := runJudgement{stop: res.StopReason}
+	j := runJudgement{stop: res.StopReason, marks: res.Marks}
 	if v := res.Violation; v != nil {
 		line, _, _ := strings.Cut(v.Error(), "\n") // rule, time, place and why, without the records
 		j.reasons = append(j.reasons, line)
 	}
 	for _, v := range s.Check(res) { // the per-seed ones, and a design finding not expected
-		if !v.Expectation.Statistical() && !v.OK {
+		// require_marks is judged over the seeds (Verdict.MissingMarks), not on each.
+		if !v.Expectation.Statistical() && !v.Expectation.RequiresMarks() && !v.OK {
 			j.reasons = append(j.reasons, v.String())
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"iter"
 	"strings"
 
+	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/file"
 )
@@ -20,6 +21,8 @@ type ExploredSeed struct {
 	Rule       string
 	Failure    string
 	Err        error
+	// Marks counts the coverage marks the run reached (model.Mark).
+	Marks model.MarkCounts
 }
 
 // OK reports whether the seed held every invariant.
@@ -34,7 +37,7 @@ func Explore(s *file.Scenario, n int, swarm bool, workers int, progress func()) 
 		mixOf := func(i int) scenarios.FaultMix { return scenarios.DrawFaultMix(&base, uint64(i+1), swarm) }
 		job := func(i int) Job { return Job{Config: mixOf(i).Apply(base), Seed: uint64(i + 1)} }
 		keep := func(i int, res *scenarios.Result) ExploredSeed {
-			e := ExploredSeed{Events: res.Events, StopReason: res.StopReason.String(), Findings: res.FindingCount}
+			e := ExploredSeed{Events: res.Events, StopReason: res.StopReason.String(), Findings: res.FindingCount, Marks: res.Marks}
 			if v := res.Violation; v != nil { // a run stopped on a limit with messages undelivered fails INV-12
 				e.Rule, e.Failure = v.Rule, strings.SplitN(v.Error(), "\n", 2)[0]
 			}

@@ -124,6 +124,9 @@ func (e Expectation) Sample(res *scenarios.Result) Sample {
 
 // String writes the expectation in words: latency.p99 at level 10 below 2s.
 func (e Expectation) String() string {
+	if e.RequiresMarks() {
+		return "every mark of " + RequireMarksKey + " reached"
+	}
 	m, known := scenarios.LookupMetric(e.Metric)
 	if known && m.Unit == scenarios.Verdict {
 		return "invariants " + m.Unit.Format(e.Value)
@@ -148,7 +151,9 @@ func (e Expectation) String() string {
 // Check checks every expectation of the file against res, in order. A statistical
 // expectation (Statistical) is only shown, as what this seed gave: one seed cannot judge
 // it, so it holds here, and batch.Check judges it over the seeds it runs. What every
-// scenario expects without writing it follows, when it failed (implicitVerdicts).
+// scenario expects without writing it follows, when it failed (implicitVerdicts), and last
+// the verdict of require_marks when the run missed a mark (marksVerdict), which batch.Check
+// judges over the seeds instead.
 func (f *Scenario) Check(res *scenarios.Result) []ExpectationVerdict {
 	out := make([]ExpectationVerdict, 0, len(f.Expectations))
 	for _, e := range f.Expectations {
@@ -159,7 +164,8 @@ func (f *Scenario) Check(res *scenarios.Result) []ExpectationVerdict {
 		}
 		out = append(out, ExpectationVerdict{Expectation: e, OK: ok, Got: got})
 	}
-	return append(out, f.implicitVerdicts(res)...)
+	out = append(out, f.implicitVerdicts(res)...)
+	return append(out, f.marksVerdict(res)...)
 }
 
 // expectations decodes the expect list.

@@ -31,6 +31,9 @@ type Scenario struct {
 	Seeds int
 	// Expectations are the assertions the results must meet (Check).
 	Expectations []Expectation
+	// RequireMarks are the coverage marks a run must reach (Check), and a check over its
+	// seeds (batch.Verdict): require_marks.
+	RequireMarks []model.Mark
 	// Warnings are what Load found legal but likely wrong, each at its place in the file:
 	// a workload's target that no route reaches, or that has no route back
 	// (scenarios.Config.RouteWarnings). simulate validate prints them.
@@ -166,6 +169,7 @@ func (d *decoder) decodeFile(n *yaml.Node, defaultName string) *Scenario {
 	d.liveness(m, &cfg.Liveness)
 	d.costs(m, cfg)
 	f.Expectations = d.expectations(m)
+	f.RequireMarks = d.requireMarks(m)
 	m.done()
 	return f
 }

@@ -221,6 +221,11 @@ func (e *encoder) file(f *Scenario) *yaml.Node {
 		expect.add(e.expectation(x, index("expect", i)))
 	}
 	m.setList("expect", expect)
+	marks := newList(true)
+	for _, mk := range f.RequireMarks {
+		marks.add(strValue(mk.Name()))
+	}
+	m.setList(RequireMarksKey, marks)
 	return m.Node
 }
 

@@ -179,11 +179,12 @@ func (b *BatchReport) Verdict(v batch.Verdict, replay func(seed uint64) string) 
 	case v.Err != nil: // a run that could not start, or panicked: a bug, with its replay line
 		fmt.Fprintf(b.out, "FAIL  %s: %v\n      replay: %s\n", v.Name, v.Err, replay(v.ErrSeed))
 	case v.OK():
-		fmt.Fprintf(b.out, "PASS  %s (%d seeds)\n%s", v.Name, v.Seeds, v.OverSeedsText())
+		fmt.Fprintf(b.out, "PASS  %s (%d seeds)\n%s%s", v.Name, v.Seeds, v.OverSeedsText(), v.MarksText())
 	default:
 		b.FailedVerdicts++
-		fmt.Fprintf(b.out, "FAIL  %s (%d of %d seeds)\n%s", v.Name, len(v.Failures), v.Seeds, v.OverSeedsText())
-		fmt.Fprintf(b.out, "      replay one: %s\n", replay(v.ReplaySeed()))
+		fmt.Fprintf(b.out, "FAIL  %s (%d of %d seeds)\n%s%s", v.Name, len(v.Failures), v.Seeds, v.OverSeedsText(),
+			v.Marks.MissingText(v.MissingMarks))
+		fmt.Fprintf(b.out, "      replay one: %s\n%s", replay(v.ReplaySeed()), v.Marks.NeverReachedText())
 	}
 }
 

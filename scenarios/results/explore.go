@@ -41,16 +41,25 @@ func Explore(ctx context.Context, stdout, stderr io.Writer, s *file.Scenario, o 
 	fmt.Fprintf(stdout, "exploring %s over seeds 1 to %d, a fault mix drawn for each (%s), then the liveness phase\n",
 		o.Arg, o.Seeds, mode)
 	rules := map[string]int{}
+	var marks batch.MarkTally
 	for e := range batch.Until(ctx, paired(batch.Explore(s, o.Seeds, o.Swarm, o.Workers, o.Progress))) {
 		if !e.OK() {
 			rules[cmp.Or(e.Rule, "an error")]++
 		}
+		if e.Err == nil {
+			marks.Add(&e.Marks)
+		}
 		report.Explored(o.Arg, e, PinnedReplay(batch.ExploreReplay(o.Arg, o.Overrides, e.Seed, o.Swarm), s.Hash))
 	}
 	o.done()
-	if report.Failed == 0 {
+	missing := marks.Missing(s.RequireMarks)
+	switch {
+	case report.Failed == 0 && len(missing) == 0:
 		fmt.Fprintf(stdout, "PASS  %s: every invariant held on %d seeds\n", o.Arg, report.Runs)
-	} else {
+	case report.Failed == 0:
+		report.FailedVerdicts++
+		fmt.Fprintf(stdout, "FAIL  %s: every invariant held on %d seeds, but not every mark it requires was reached\n", o.Arg, report.Runs)
+	default:
 		var broken []string
 		for rule, n := range rules {
 			broken = append(broken, fmt.Sprintf("%s on %d", rule, n))
@@ -58,6 +67,7 @@ func Explore(ctx context.Context, stdout, stderr io.Writer, s *file.Scenario, o 
 		sort.Strings(broken)
 		fmt.Fprintf(stdout, "FAIL  %s: %d of %d seeds failed (%s)\n", o.Arg, report.Failed, report.Runs, strings.Join(broken, ", "))
 	}
+	fmt.Fprint(stdout, marks.Text(s.RequireMarks))
 	return report.Close(o.Seeds, ctx.Err() != nil, stderr)
 }
 
