@@ -1,4 +1,4 @@
-module example.com/mydesign
+module example.com/external
 
 go 1.26.8
 
