@@ -71,3 +71,31 @@ func TestExploreFailsAMarkItRequiresThatNoSeedReached(t *testing.T) {
 	assert.Contains(t, out, "FAILED: require_marks: never reached on any of 3 seeds: lock.deadlock-victim")
 	assert.Contains(t, out, "marks never reached: ")
 }
+
+// An exploration's seed written to a folder replays from the folder, with its fault mix:
+// replay.sh runs explore -seed on the folder's copy of the scenario, and gives the same
+// summary.json and trace.jsonl; simulate recheck of the folder finds the run's verdict.
+func TestAnExploredSeedsFolderReplaysItsMix(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCommand("explore", "lossy-wan", "-seed", "4", "-swarm", "-out", dir, "-trace", "-q")
+	require.Equal(t, 0, code, out+errOut)
+	script, err := os.ReadFile(filepath.Join(dir, "replay.sh"))
+	require.NoError(t, err)
+	m := regexp.MustCompile(`exec go run ./cmd/simulate (explore) "\$here"/(\S+) (-seed 4 -trace -swarm) -out "\$here"`).FindStringSubmatch(string(script))
+	require.NotNil(t, m, "replay.sh replays the seed with its mix:\n%s", script)
+
+	again := t.TempDir()
+	args := append([]string{m[1], filepath.Join(dir, m[2])}, strings.Fields(m[3])...)
+	code, out, errOut = runCommand(append(args, "-out", again, "-q")...)
+	require.Equal(t, 0, code, out+errOut)
+	for _, f := range []string{"summary.json", "trace.jsonl"} {
+		a, err := os.ReadFile(filepath.Join(dir, f))
+		require.NoError(t, err)
+		b, err := os.ReadFile(filepath.Join(again, f))
+		require.NoError(t, err)
+		assert.Equal(t, string(a), string(b), "%s replayed from the folder", f)
+	}
+	code, out, _ = runCommand("recheck", dir)
+	assert.Equal(t, 0, code, out)
+	assert.Contains(t, out, "the run's summary.json gives the same verdict")
+}

@@ -66,12 +66,16 @@ func PinnedReplay(line, hash string) string {
 // folder's own copy of its scenario.
 const ReplayScriptFile = "replay.sh"
 
-// replayPrefix begins every replay line (file.Replay).
-const replayPrefix = "go run ./cmd/simulate run "
+// replayPrefix begins every replay line of a run (file.Replay), exploreReplayPrefix every
+// replay line of an exploration's seed (batch.ExploreReplay).
+const (
+	replayPrefix        = "go run ./cmd/simulate run "
+	exploreReplayPrefix = "go run ./cmd/simulate explore "
+)
 
 // ReplayScript is replay.sh for a run whose scenario the folder holds a copy of: command
 // is the replay line of that copy by its name alone ("go run ./cmd/simulate run NAME.yaml
-// -seed 1", file.Replay), without -out. The script runs it on the copy beside the script
+// -seed 1", file.Replay, or an exploration's seed, batch.ExploreReplay), without -out. The script runs it on the copy beside the script
 // and writes the folder again: the same bytes, with the same code. It holds no path of the
 // machine that wrote it, so the folder replays wherever it is moved.
 func ReplayScript(command, hash string) []byte {
@@ -81,6 +85,10 @@ func ReplayScript(command, hash string) []byte {
 	fmt.Fprintf(&b, "# the code %s, and writes the folder again. From the root of sbsim's source:\n", CodeVersion())
 	b.WriteString("#   sh path/to/this/folder/" + ReplayScriptFile + "\n")
 	b.WriteString("here=$(dirname \"$0\")\n")
-	fmt.Fprintf(&b, "exec %s\"$here\"/%s -out \"$here\"\n", replayPrefix, strings.TrimPrefix(command, replayPrefix))
+	prefix := replayPrefix
+	if strings.HasPrefix(command, exploreReplayPrefix) { // one seed of an exploration
+		prefix = exploreReplayPrefix
+	}
+	fmt.Fprintf(&b, "exec %s\"$here\"/%s -out \"$here\"\n", prefix, strings.TrimPrefix(command, prefix))
 	return []byte(b.String())
 }

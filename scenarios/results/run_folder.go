@@ -8,6 +8,7 @@ import (
 
 	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/scenarios"
+	"github.com/sbsim/sbsim/scenarios/batch"
 	"github.com/sbsim/sbsim/scenarios/file"
 )
 
@@ -33,6 +34,9 @@ type RunOf struct {
 	Trace     bool
 	Scenario  *file.Scenario
 	Result    *scenarios.Result
+	// Explore, when set, makes the run one seed of an exploration: replay.sh replays it
+	// with its fault mix (simulate explore -seed).
+	Explore *ExploreSeed
 }
 
 // WriteRunFolder writes, into the folder, the files of WriteRun, a copy of the scenario
@@ -60,7 +64,11 @@ func WriteRunFolder(folder *Folder, r RunOf, verdicts []Verdict) ([]string, erro
 	if err != nil {
 		return files, err
 	}
-	script := ReplayScript(file.Replay(name, r.Overrides, r.Seed, extra...), r.Scenario.Hash)
+	command := file.Replay(name, r.Overrides, r.Seed, extra...)
+	if r.Explore != nil {
+		command = batch.ExploreReplay(name, r.Overrides, r.Seed, r.Explore.Swarm, extra...)
+	}
+	script := ReplayScript(command, r.Scenario.Hash)
 	for _, f := range []struct {
 		name string
 		data []byte
