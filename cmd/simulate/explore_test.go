@@ -42,13 +42,20 @@ func TestExplorePassesALibraryScenarioAndWritesEachSeed(t *testing.T) {
 func TestExploreFailsABrokenBrokerAndItsReplayAgrees(t *testing.T) {
 	broken := []string{"-set", "broker.retry_interval_min=1000h", "-set", "broker.retry_interval_max=1000h",
 		"-set", "broker.closed_target_retention=2001h", "-set", "liveness={within: 10m}"}
-	code, out, errOut := runCommand(append([]string{"explore", "lossy-wan", "-seeds", "3", "-out", t.TempDir()}, broken...)...)
+	dir := t.TempDir()
+	code, out, errOut := runCommand(append([]string{"explore", "lossy-wan", "-seeds", "3", "-out", dir}, broken...)...)
 	require.Equal(t, 1, code, out+errOut)
 	assert.Regexp(t, `FAIL  lossy-wan: \d of 3 seeds failed \(INV-12 on \d\)`, out)
 	m := regexp.MustCompile(`lossy-wan seed (\d+): INV-12 violated at t=(\S+) on conversation`).FindStringSubmatch(out)
 	require.NotNil(t, m, out)
 	assert.Contains(t, out, "faults until ")
 	assert.Contains(t, out, "replay: go run ./cmd/simulate explore lossy-wan -set")
+
+	kept := filepath.Join(dir, "seed-"+m[1])
+	assert.Contains(t, out, "seed "+m[1]+": its results and trace are in "+kept, "a failing seed keeps its results")
+	code, rechecked, _ := runCommand("recheck", kept)
+	assert.Equal(t, 1, code, rechecked)
+	assert.Contains(t, rechecked, "the run's summary.json gives the same verdict")
 
 	code, replay, _ := runCommand(append([]string{"explore", "lossy-wan", "-seed", m[1], "-q"}, broken...)...)
 	assert.Equal(t, 1, code, replay)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -42,9 +43,13 @@ func Explore(ctx context.Context, stdout, stderr io.Writer, s *file.Scenario, o 
 		o.Arg, o.Seeds, mode)
 	rules := map[string]int{}
 	var marks batch.MarkTally
+	var kept []uint64 // the failing seeds whose runs the folder keeps
 	for e := range batch.Until(ctx, paired(batch.Explore(s, o.Seeds, o.Swarm, o.Workers, o.Progress))) {
 		if !e.OK() {
 			rules[cmp.Or(e.Rule, "an error")]++
+			if e.Err == nil && len(kept) < KeptFailingSeeds {
+				kept = append(kept, e.Seed)
+			}
 		}
 		if e.Err == nil {
 			marks.Add(&e.Marks)
@@ -68,6 +73,12 @@ func Explore(ctx context.Context, stdout, stderr io.Writer, s *file.Scenario, o 
 		fmt.Fprintf(stdout, "FAIL  %s: %d of %d seeds failed (%s)\n", o.Arg, report.Failed, report.Runs, strings.Join(broken, ", "))
 	}
 	fmt.Fprint(stdout, marks.Text(s.RequireMarks))
+	for _, seed := range kept {
+		if ctx.Err() != nil {
+			break
+		}
+		keepSeed(ctx, stdout, stderr, report.Folder.Dir(), o, seed)
+	}
 	return report.Close(o.Seeds, ctx.Err() != nil, stderr)
 }
 
@@ -80,4 +91,21 @@ func paired[T any](seq iter.Seq[T]) iter.Seq2[T, struct{}] {
 			}
 		}
 	}
+}
+
+// KeptFailingSeeds is how many failing seeds an exploration keeps the whole results of,
+// trace included, each in a folder seed-N of its own.
+const KeptFailingSeeds = 5
+
+// keepSeed runs seed of the exploration again into dir/seed-N, as explore -seed N -out
+// -trace writes it (summary.json, trace.jsonl, the scenario's copy, replay.sh), and says
+// where: the folder simulate recheck reads, and replays by itself.
+func keepSeed(ctx context.Context, stdout, stderr io.Writer, dir string, o ExploreOptions, seed uint64) {
+	out := filepath.Join(dir, fmt.Sprintf("seed-%d", seed))
+	ro := RunOptions{Arg: o.Arg, Overrides: o.Overrides, Seed: seed, Out: out, Trace: true, Quiet: true,
+		Explore: &ExploreSeed{Swarm: o.Swarm}}
+	if code := RunOne(ctx, io.Discard, stderr, ro); code == ExitNotWritten || code == ExitUsage || code == ExitInterrupted {
+		return
+	}
+	fmt.Fprintf(stdout, "      seed %d: its results and trace are in %s (simulate recheck %s)\n", seed, out, out)
 }
