@@ -53,6 +53,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		report.Verdict(*v, func(seed uint64) string { return replay(r.Name, seed) })
 	}
 	finish()
+	report.KeepFailingSeeds(ctx, stderr, *sets)
 	code = report.Close(total, ctx.Err() != nil, stderr)
 	if *determinism && code != results.ExitInterrupted {
 		tick, finish := progress(stderr, 2*total, "checking determinism")

@@ -70,11 +70,18 @@ func TestCheckPassesTheLibraryAndNamesFailingSeeds(t *testing.T) {
 	text := strings.Replace(string(data), "activated_tasks.peak, queue: WorkQueue, equals: 2", "activated_tasks.peak, queue: WorkQueue, equals: 3", 1)
 	path := filepath.Join(t.TempDir(), "changed.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
-	code, out, _ = runCommand("check", path, "-seeds", "2")
+	dir := t.TempDir()
+	code, out, _ = runCommand("check", path, "-seeds", "2", "-out", dir)
 	assert.Equal(t, 1, code, out)
 	assert.Contains(t, out, "FAIL  "+path+" (2 of 2 seeds)")
 	assert.Contains(t, out, "seed 1: FAILED: activated_tasks.peak")
 	assert.Contains(t, out, "replay one: go run ./cmd/simulate run "+path+" -seed 1")
+	// The first failing seed keeps its results and trace, for simulate recheck.
+	kept := filepath.Join(dir, "changed-seed-1")
+	assert.Contains(t, out, path+" seed 1: its results and trace are in "+kept)
+	for _, f := range []string{"summary.json", "trace.jsonl", "replay.sh", "changed.yaml"} {
+		assert.FileExists(t, filepath.Join(kept, f))
+	}
 }
 
 // An expectation over the seeds that fails, though no seed fails on its own, fails the

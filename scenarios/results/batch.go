@@ -1,6 +1,7 @@
 package results
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -56,6 +57,7 @@ type BatchReport struct {
 	// FailedVerdicts counts the scenarios (a check) or points (a sweep) whose verdict
 	// failed: a statistical expectation fails over the seeds, not on one of them.
 	FailedVerdicts int
+	failing        []failingSeed
 	err            error
 }
 
@@ -182,9 +184,36 @@ func (b *BatchReport) Verdict(v batch.Verdict, replay func(seed uint64) string) 
 		fmt.Fprintf(b.out, "PASS  %s (%d seeds)\n%s%s", v.Name, v.Seeds, v.OverSeedsText(), v.MarksText())
 	default:
 		b.FailedVerdicts++
+		if len(v.Failures) > 0 {
+			b.failing = append(b.failing, failingSeed{v.Name, v.Failures[0].Seed})
+		}
 		fmt.Fprintf(b.out, "FAIL  %s (%d of %d seeds)\n%s%s", v.Name, len(v.Failures), v.Seeds, v.OverSeedsText(),
 			v.Marks.MissingText(v.MissingMarks))
 		fmt.Fprintf(b.out, "      replay one: %s\n%s", replay(v.ReplaySeed()), v.Marks.NeverReachedText())
+	}
+}
+
+// failingSeed is the first failing seed of a check's scenario.
+type failingSeed struct {
+	name string
+	seed uint64
+}
+
+// KeepFailingSeeds runs the first failing seed of each of the first KeptFailingSeeds
+// scenarios that failed again, into a folder NAME-seed-N of the check's folder each, as
+// simulate run NAME -seed N -out DIR -trace writes it, and says where: results, trace and
+// replay.sh of a failure, which simulate recheck reads. Call it before Close.
+func (b *BatchReport) KeepFailingSeeds(ctx context.Context, stderr io.Writer, overrides []file.Override) {
+	for i, f := range b.failing {
+		if i == KeptFailingSeeds || ctx.Err() != nil {
+			return
+		}
+		out := filepath.Join(b.Folder.Dir(), fmt.Sprintf("%s-seed-%d", strings.TrimSuffix(filepath.Base(f.name), ".yaml"), f.seed))
+		ro := RunOptions{Arg: f.name, Overrides: overrides, Seed: f.seed, Out: out, Trace: true, Quiet: true}
+		if code := RunOne(ctx, io.Discard, stderr, ro); code == ExitNotWritten || code == ExitUsage || code == ExitInterrupted {
+			continue
+		}
+		fmt.Fprintf(b.out, "      %s seed %d: its results and trace are in %s (simulate recheck %s)\n", f.name, f.seed, out, out)
 	}
 }
 
