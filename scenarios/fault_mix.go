@@ -138,19 +138,28 @@ func DrawFaultMix(cfg *Config, seed uint64, swarm bool) FaultMix {
 		m.Links = append(m.Links, lm)
 	}
 	if names := crashable(cfg); on[faultCrash] && len(names) > 0 {
+		down := ownDowntimes(cfg) // a crash while an instance is down would be dropped
 		for range r.IntN(4) {
 			at := time.Duration(r.Int64N(int64(m.HealAt)))
-			m.Crashes = append(m.Crashes, CrashMix{Instance: names[r.IntN(len(names))], At: at,
-				Downtime: min(logUniform(r, minMixDowntime, maxMixDowntime), m.HealAt-at+minMixDowntime)})
+			c := CrashMix{Instance: names[r.IntN(len(names))], At: at,
+				Downtime: min(logUniform(r, minMixDowntime, maxMixDowntime), m.HealAt-at+minMixDowntime)}
+			window := faulty.Window{From: c.At, Until: c.At + c.Downtime}
+			if slices.ContainsFunc(down[c.Instance], func(w faulty.Window) bool { return w.From <= window.Until && window.From <= w.Until }) {
+				continue
+			}
+			down[c.Instance] = append(down[c.Instance], window)
+			m.Crashes = append(m.Crashes, c)
 		}
 		slices.SortStableFunc(m.Crashes, func(a, b CrashMix) int { return int(a.At - b.At) })
 	}
 	if on[faultQueueOff] {
 		queues := queueNames(cfg)
-		for range r.IntN(3) {
+		for range min(r.IntN(3), len(queues)) {
+			k := r.IntN(len(queues)) // each queue once: two outages of one queue would end at the first ON
 			from := time.Duration(r.Int64N(int64(m.HealAt)))
-			m.QueuesOff = append(m.QueuesOff, QueueOffMix{Queue: queues[r.IntN(len(queues))], From: from,
+			m.QueuesOff = append(m.QueuesOff, QueueOffMix{Queue: queues[k], From: from,
 				Until: min(from+logUniform(r, minOutage, 30*time.Minute), m.HealAt)})
+			queues = slices.Delete(slices.Clone(queues), k, k+1)
 		}
 	}
 	if on[faultRollback] {
@@ -183,6 +192,17 @@ func linkPairs(cfg *Config) [][2]string {
 // short and long outages alike.
 func logUniform(r *rand.Rand, lo, hi time.Duration) time.Duration {
 	return time.Duration(math.Exp(math.Log(float64(lo)) + r.Float64()*(math.Log(float64(hi))-math.Log(float64(lo)))))
+}
+
+// ownDowntimes lists, by instance, when the scenario's own timeline has it down.
+func ownDowntimes(cfg *Config) map[string][]faulty.Window {
+	down := map[string][]faulty.Window{}
+	for _, ch := range cfg.Timeline {
+		if c := ch.Crash; c != nil {
+			down[c.Instance] = append(down[c.Instance], faulty.Window{From: ch.At, Until: ch.At + c.RestartAfter})
+		}
+	}
+	return down
 }
 
 // crashable lists the instances a mix may crash: all but the standbys of failovers, which
@@ -229,6 +249,7 @@ func queueNames(cfg *Config) []string {
 func (m FaultMix) Apply(cfg Config) Config {
 	cfg.CheckInvariants = true
 	cfg.Links = slices.Clone(cfg.Links)
+	own := cfg.Timeline // the scenario's own changes
 	cfg.Timeline = slices.Clone(cfg.Timeline)
 	for _, lm := range m.Links {
 		i := slices.IndexFunc(cfg.Links, func(l Link) bool { return l.A == lm.A && l.B == lm.B })
@@ -236,16 +257,50 @@ func (m FaultMix) Apply(cfg Config) Config {
 			cfg.Links, i = append(cfg.Links, Link{A: lm.A, B: lm.B}), len(cfg.Links)
 		}
 		l := &cfg.Links[i]
-		own := l.PairConfig
+		atHeal := l.PairConfig // the scenario's link when the faults heal
 		l.AToB, l.BToA = lm.apply(l.AToB), lm.apply(l.BToA)
 		l.Partitions = append(slices.Clone(l.Partitions), lm.Partitions...)
+		// The scenario's own changes of the link before the heal keep the mix's faults.
+		for j, ch := range own {
+			lc := ch.Link
+			if lc == nil || !(lc.A == l.A && lc.B == l.B || lc.A == l.B && lc.B == l.A) || ch.At > m.HealAt {
+				continue
+			}
+			forward := lc.A == l.A
+			for _, d := range []struct {
+				c    *faulty.Config
+				same bool
+			}{{lc.AToB, forward}, {lc.BToA, !forward}} {
+				switch {
+				case d.c == nil:
+				case d.same:
+					atHeal.AToB = *d.c
+				default:
+					atHeal.BToA = *d.c
+				}
+			}
+			if ch.At == m.HealAt {
+				continue
+			}
+			changed := *lc
+			for _, c := range []**faulty.Config{&changed.AToB, &changed.BToA} {
+				if *c != nil {
+					v := lm.apply(**c)
+					if lm.Slow {
+						v = lm.slow(v)
+					}
+					*c = &v
+				}
+			}
+			cfg.Timeline[j].Link = &changed
+		}
 		if lm.Slow {
 			// Slow until the faults heal, then as fast as the scenario's own link: a slowness
 			// that stayed would be the design's, and its backlog the liveness bound's.
 			aToB, bToA := lm.slow(l.AToB), lm.slow(l.BToA)
 			cfg.Timeline = append(cfg.Timeline,
 				Change{Link: &LinkChange{A: l.A, B: l.B, AToB: &aToB, BToA: &bToA}},
-				Change{At: m.HealAt, Link: &LinkChange{A: l.A, B: l.B, AToB: &own.AToB, BToA: &own.BToA}})
+				Change{At: m.HealAt, Link: &LinkChange{A: l.A, B: l.B, AToB: &atHeal.AToB, BToA: &atHeal.BToA}})
 		}
 	}
 	for _, c := range m.Crashes {

@@ -78,7 +78,7 @@ func subcommands() []subcommand {
 			"  simulate run lossy-wan -seed 7\n  simulate run my-design.yaml -out results/ -trace\n  simulate run lossy-wan -set broker.retry_interval_min=1s\n", cmdRun},
 		{"check", "FILE...|all [-seeds N] [-set key=value ...] [-out DIR] [-workers N] [-v] [-check-determinism]", "run scenarios over many seeds and report their invariants and expectations",
 			"  simulate check all -seeds 5\n  simulate check my-design.yaml -seeds 100\n", cmdCheck},
-		{"explore", "FILE|NAME [-seeds N] [-swarm] [-seed N] [-set key=value ...] [-out DIR] [-workers N] [-v]",
+		{"explore", "FILE|NAME [-seeds N] [-swarm] [-seed N [-trace] [-q]] [-set key=value ...] [-out DIR] [-workers N] [-v]",
 			"run a scenario's invariants over many seeds, a fault mix drawn for each, then the liveness phase",
 			"  simulate explore lossy-wan -seeds 1000\n  simulate explore my-design.yaml -seeds 10000 -swarm\n  simulate explore lossy-wan -seed 17 -out results/ -trace\n", cmdExplore},
 		{"recheck", "DIR|trace.jsonl", "run every invariant checker over a saved trace, and compare the verdict with the run's summary.json",

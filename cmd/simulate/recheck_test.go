@@ -38,6 +38,12 @@ func TestRecheckGivesTheRunsVerdictAndCatchesAnEditedTrace(t *testing.T) {
 	assert.Contains(t, out, "verdict: FAILED: INV-2 violated")
 	assert.Contains(t, out, "DIFFERS from the run's summary.json: the trace breaks INV-2, where the run held every invariant")
 
+	// An empty trace beside the summary of a run that fired events is not that run's.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "trace.jsonl"), nil, 0o644))
+	code, out, _ = runCommand("recheck", dir)
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, out, "DIFFERS from the run's summary.json: the trace has no record, where the run fired")
+
 	code, _, errOut = runCommand("recheck", filepath.Join(dir, "missing.jsonl"))
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "missing.jsonl")

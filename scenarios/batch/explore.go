@@ -7,20 +7,21 @@ import (
 	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/file"
+	"github.com/sbsim/sbsim/sim"
 )
 
 // ExploredSeed is one seed of an exploration: its mix and what the run gave. Failure is
 // empty when every invariant held and the run drained; otherwise the broken rule and
 // what broke, or the error of a run that could not be made.
 type ExploredSeed struct {
-	Seed       uint64
-	Mix        scenarios.FaultMix
-	Events     uint64
-	StopReason string
-	Findings   int
-	Rule       string
-	Failure    string
-	Err        error
+	Seed     uint64
+	Mix      scenarios.FaultMix
+	Events   uint64
+	Stop     sim.StopReason
+	Findings int
+	Rule     string
+	Failure  string
+	Err      error
 	// Marks counts the coverage marks the run reached (model.Mark).
 	Marks model.MarkCounts
 }
@@ -37,7 +38,7 @@ func Explore(s *file.Scenario, n int, swarm bool, workers int, progress func()) 
 		mixOf := func(i int) scenarios.FaultMix { return scenarios.DrawFaultMix(&base, uint64(i+1), swarm) }
 		job := func(i int) Job { return Job{Config: mixOf(i).Apply(base), Seed: uint64(i + 1)} }
 		keep := func(i int, res *scenarios.Result) ExploredSeed {
-			e := ExploredSeed{Events: res.Events, StopReason: res.StopReason.String(), Findings: res.FindingCount, Marks: res.Marks}
+			e := ExploredSeed{Events: res.Events, Stop: res.StopReason, Findings: res.FindingCount, Marks: res.Marks}
 			if v := res.Violation; v != nil { // a run stopped on a limit with messages undelivered fails INV-12
 				e.Rule, e.Failure = v.Rule, strings.SplitN(v.Error(), "\n", 2)[0]
 			}

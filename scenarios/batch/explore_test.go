@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -107,4 +108,54 @@ func TestExploreCatchesABrokerThatDoesNotRetransmit(t *testing.T) {
 		}
 	}
 	assert.Positive(t, failed, "the broken broker passed every seed")
+}
+
+// A mix never crashes an instance while it is down, by the scenario's own timeline or by
+// another crash of the mix: such a crash would be dropped (and the scenario's own, a
+// failover's, say, with it), though the mix printed it.
+func TestAMixNeverCrashesAnInstanceThatIsDown(t *testing.T) {
+	for _, name := range []string{"mirror-failover", "lossy-wan", "three-sites"} {
+		s := library(t, name)
+		for seed := uint64(1); seed <= 500; seed++ {
+			m := scenarios.DrawFaultMix(&s.Config, seed, false)
+			cfg := m.Apply(s.Config)
+			down := map[string][][2]time.Duration{}
+			for _, ch := range cfg.Timeline {
+				if c := ch.Crash; c != nil {
+					for _, w := range down[c.Instance] {
+						require.False(t, w[0] <= ch.At+c.RestartAfter && ch.At <= w[1],
+							"%s seed %d: %s crashes at %v while down %v", name, seed, c.Instance, ch.At, w)
+					}
+					down[c.Instance] = append(down[c.Instance], [2]time.Duration{ch.At, ch.At + c.RestartAfter})
+				}
+			}
+		}
+	}
+}
+
+// The scenario's own link changes before the faults heal keep the mix's faults: a change
+// that set the link anew would wipe them, though the mix printed them.
+func TestAMixKeepsItsFaultsThroughTheScenariosLinkChanges(t *testing.T) {
+	s := library(t, "lossy-wan")
+	own := s.Config.Links[0]
+	base := s.Config
+	changed := own.AToB
+	changed.LatencyFixed = 80 * time.Millisecond
+	base.Timeline = append(slices.Clone(base.Timeline), scenarios.Change{At: time.Second,
+		Link: &scenarios.LinkChange{A: own.B, B: own.A, AToB: &changed, BToA: &changed}})
+	seen := 0
+	for seed := uint64(1); seed <= 200; seed++ {
+		m := scenarios.DrawFaultMix(&base, seed, false)
+		if m.Links[0].Duplicate == 0 {
+			continue
+		}
+		cfg := m.Apply(base)
+		ch := cfg.Timeline[len(base.Timeline)-1].Link
+		require.NotNil(t, ch)
+		assert.GreaterOrEqual(t, ch.AToB.DuplicateProbability, m.Links[0].Duplicate, "seed %d", seed)
+		assert.Equal(t, changed.DuplicateProbability, base.Timeline[len(base.Timeline)-1].Link.AToB.DuplicateProbability,
+			"the scenario's change is left as it was")
+		seen++
+	}
+	assert.Positive(t, seen)
 }

@@ -128,8 +128,11 @@ func (b *BatchReport) SweepRun(name string, overrides []file.Override, r batch.S
 // Explored reports one seed of an exploration, its fault mix printed under it when it
 // fails, with the command that replays it.
 func (b *BatchReport) Explored(name string, e batch.ExploredSeed, replay string) {
-	line := SeedLine{Scenario: name, Seed: e.Seed, OK: e.OK(), Reasons: []string{}, StopReason: e.StopReason,
+	line := SeedLine{Scenario: name, Seed: e.Seed, OK: e.OK(), Reasons: []string{},
 		Faults: strings.Split(e.Mix.String(), "\n"), Replay: replay}
+	if e.Err == nil {
+		line.StopReason, line.StoppedAtLimit = stopReason(e.Stop), StoppedAtLimit(e.Stop)
+	}
 	for i := range line.Faults {
 		line.Faults[i] = strings.TrimSpace(line.Faults[i])
 	}

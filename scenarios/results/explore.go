@@ -35,7 +35,7 @@ func Explore(ctx context.Context, stdout, stderr io.Writer, s *file.Scenario, o 
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
 		return ExitNotWritten
 	}
-	mode := "every kind of fault on each seed"
+	mode := "every kind of fault drawn for each seed"
 	if o.Swarm {
 		mode = "swarm: each kind of fault on about half the seeds"
 	}

@@ -82,6 +82,8 @@ func differs(rc Recheck, s *Summary) string {
 	switch {
 	case !s.Invariants.Checked:
 		return "the run did not check its invariants (check_invariants: off): its summary has no verdict to compare"
+	case rc.Records == 0 && s.Events > 0:
+		return fmt.Sprintf("the trace has no record, where the run fired %d events: not this run's trace, or not all of it", s.Events)
 	case run == nil && rc.Violation == nil:
 		if rc.Findings != s.Invariants.FindingCount {
 			return fmt.Sprintf("%d design findings, where the run reported %d", rc.Findings, s.Invariants.FindingCount)
@@ -104,8 +106,9 @@ func differs(rc Recheck, s *Summary) string {
 
 // RecheckPath is simulate recheck: the checkers over path's trace (a results folder, or its
 // trace.jsonl), compared with the summary.json beside it, the verdict printed to stdout. It
-// returns the exit code: ExitFailed when an invariant broke or the verdict differs from the
-// run's, ExitUsage when the trace or the summary cannot be read.
+// returns the exit code: with a summary, ExitOK when the verdict is the run's (a failing
+// run's too) and ExitFailed when it differs; without one, ExitFailed when an invariant
+// broke; ExitUsage when the trace or the summary cannot be read.
 func RecheckPath(path string, stdout, stderr io.Writer) int {
 
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
@@ -144,7 +147,7 @@ func RecheckPath(path string, stdout, stderr io.Writer) int {
 	default:
 		fmt.Fprintf(stdout, "verdict: every invariant held (%d design findings)\n", rc.Findings)
 	}
-	if !rc.Finished {
+	if rc.Violation == nil && !rc.Finished {
 		fmt.Fprintln(stdout, "INV-12 (everything delivered at the end) was not checked: no summary.json beside the trace, or the run did not drain, as its scenario expects")
 	}
 	switch {
@@ -155,6 +158,7 @@ func RecheckPath(path string, stdout, stderr io.Writer) int {
 		return ExitFailed
 	default:
 		fmt.Fprintf(stdout, "the run's %s gives the same verdict\n", SummaryFile)
+		return ExitOK // the trace says what the run said, a failure included
 	}
 	if rc.Violation != nil {
 		return ExitFailed

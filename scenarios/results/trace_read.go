@@ -2,6 +2,7 @@ package results
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -22,6 +23,9 @@ func ReadTrace(r io.Reader) iter.Seq2[model.TraceRecord, error] {
 		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 		for n := 1; sc.Scan(); n++ {
+			if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+				continue // a blank line, at the end of a file edited by hand say
+			}
 			var t TraceRecord
 			if err := json.Unmarshal(sc.Bytes(), &t); err != nil {
 				yield(model.TraceRecord{}, fmt.Errorf("trace line %d: %w", n, err))
