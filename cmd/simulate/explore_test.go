@@ -58,6 +58,11 @@ func TestExploreFailsABrokenBrokerAndItsReplayAgrees(t *testing.T) {
 	assert.Contains(t, rechecked, "verdict: FAILED: INV-12")
 	assert.Contains(t, rechecked, "the run's summary.json gives the same verdict")
 
+	// A passing exploration into the same folder leaves no kept seed of the failing one.
+	code, out, errOut = runCommand("explore", "lossy-wan", "-seeds", "2", "-out", dir)
+	require.Equal(t, 0, code, out+errOut)
+	assert.NoDirExists(t, kept, "an earlier batch's kept seed would be read as this one's")
+
 	code, replay, _ := runCommand(append([]string{"explore", "lossy-wan", "-seed", m[1], "-q"}, broken...)...)
 	assert.Equal(t, 1, code, replay)
 	assert.Contains(t, replay, "faults until ")

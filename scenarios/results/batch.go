@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/sbsim/sbsim/scenarios/batch"
@@ -89,11 +91,29 @@ func NewBatchReport(out io.Writer, dir string, verbose bool) (*BatchReport, erro
 	if err != nil {
 		return nil, err
 	}
+	removeKeptSeeds(dir)
 	lines, err := f.Lines(SeedsFile)
 	if err != nil {
 		return nil, err
 	}
 	return &BatchReport{out: out, Folder: f, lines: lines, verbose: verbose}, nil
+}
+
+// keptSeed names the folders of failing seeds a batch keeps (KeepFailingSeeds, explore):
+// seed-N, NAME-seed-N.
+var keptSeed = regexp.MustCompile(`^(.+-)?seed-[0-9]+$`)
+
+// removeKeptSeeds removes, from a batch's folder, the folders of failing seeds an earlier
+// batch kept there: folders of results (they have their own manifest) named as kept seeds.
+// A new batch keeps its own; the old ones would be read as its.
+func removeKeptSeeds(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		sub := filepath.Join(dir, e.Name())
+		if _, err := os.Stat(filepath.Join(sub, ManifestFile)); err == nil && e.IsDir() && keptSeed.MatchString(e.Name()) {
+			os.RemoveAll(sub)
+		}
+	}
 }
 
 // Seed reports one seed of a check, with the command that replays it.
