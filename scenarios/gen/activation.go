@@ -62,11 +62,7 @@ func (s ActivatedWorld) Config() scenarios.Config {
 		cfg.ExternalActivators = append(cfg.ExternalActivators, scenarios.ExternalActivator{Queue: inbox, Target: q.Name, Procedure: "Process",
 			StartupDelay: expMs(s.StartupMs), MaxReaders: s.MaxReaders})
 	}
-	for i := range cfg.Workloads {
-		if cfg.Workloads[i].Reuse == nil { // a pooled dialog has a group of its own
-			cfg.Workloads[i].GroupSize = s.GroupSize
-		}
-	}
+	groupWorkloads(&cfg, s.GroupSize)
 	return cfg
 }
 

@@ -52,11 +52,7 @@ func (s LockWorld) Config() scenarios.Config {
 			}
 		}
 	}
-	for i := range cfg.Workloads {
-		if cfg.Workloads[i].Reuse == nil { // a pooled dialog has a group of its own
-			cfg.Workloads[i].GroupSize = s.GroupSize
-		}
-	}
+	groupWorkloads(&cfg, s.GroupSize)
 	return cfg
 }
 
@@ -82,4 +78,14 @@ func expMs(ms int) sim.Distribution {
 		return sim.Fixed(0)
 	}
 	return sim.ExponentialMean(time.Duration(ms) * time.Millisecond)
+}
+
+// groupWorkloads puts the dialogs of cfg's workloads in groups of size, but those of
+// pools of reused dialogs, each of which has a group of its own.
+func groupWorkloads(cfg *scenarios.Config, size int) {
+	for i := range cfg.Workloads {
+		if cfg.Workloads[i].Reuse == nil {
+			cfg.Workloads[i].GroupSize = size
+		}
+	}
 }
