@@ -208,7 +208,8 @@ func (b *Broker) evaluate(now time.Duration, m *monitor, arrivalOnEmpty, ramp bo
 		}
 		return
 	}
-	if m.activation.Status && !m.failed && m.running() < m.activation.MaxQueueReaders {
+	if m.activation.Status && !m.failed && (m.running() < m.activation.MaxQueueReaders ||
+		b.cfg.Defects&DefectActivateBeyondMax != 0 && m.running() == m.activation.MaxQueueReaders) {
 		if reason == reasonUnread && m.running() > 0 && !ramp {
 			return // with tasks running, one more starts only on a tick or an ALTER QUEUE (G-5)
 		}

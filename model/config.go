@@ -42,6 +42,9 @@ type Config struct {
 	// RouteRetryInterval is how often a delayed conversation looks for a route again
 	// (G-28: 10 s).
 	RouteRetryInterval time.Duration
+	// Defects breaks the broker on purpose, for sbsim's own tests of its tools (Defects);
+	// zero, the default, is the broker the specification describes.
+	Defects Defects
 }
 
 // MaxWindow bounds ReceiveWindow, SendWindow and BlockFragmentsMax.
@@ -102,6 +105,9 @@ func (c Config) WithDefaults() Config {
 // Validate names the first field that is negative or inconsistent. Validate the config
 // that will be used, after WithDefaults: a zero field stands for its default.
 func (c Config) Validate() error {
+	if err := c.Defects.validate(); err != nil {
+		return err
+	}
 	ints := []struct {
 		name string
 		v    int

@@ -150,6 +150,10 @@ func (ep *endpoint) ackFor(p *slabs[FragmentRange]) Ack {
 func (b *Broker) receiveFragment(now time.Duration, ep *endpoint, f *Fragment) {
 	seq := f.Sequence
 	if seq < ep.receiveSeq || (seq == ep.receiveSeq && f.Index < ep.receiveFrag) {
+		if b.redeliver(now, ep, f) {
+			b.owe(now, ep)
+			return
+		}
 		b.duplicate(now, ep, f)
 		return
 	}

@@ -68,6 +68,11 @@ type Config struct {
 	// instance not listed has DefaultCPUs. CPUs matter only with Costs.
 	Costs *Costs
 	CPUs  map[string]int
+	// FaultPlan, when set, decides what the links do to each packet in place of their
+	// random streams (fault_plan.go); RecordFaults makes the run report what they did
+	// (Result.FaultPlan, Result.Packets).
+	FaultPlan    *FaultPlan
+	RecordFaults bool
 }
 
 // Link configures the two directions between instances A and B.

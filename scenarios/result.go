@@ -64,6 +64,10 @@ type Result struct {
 	InvariantsChecked bool
 	// Violation is the first invariant violated, when Config.CheckInvariants is on.
 	Violation *invariant.Violation
+	// FaultPlan is what the links did to packets, and Packets every packet they were
+	// offered, when Config.RecordFaults is on (fault_plan.go).
+	FaultPlan *FaultPlan
+	Packets   []SentPacket
 	// Findings are the first design findings of the checkers (invariant.Finding: what
 	// Service Broker itself would do wrong with this design), FindingCount how many there
 	// were in all.
@@ -268,6 +272,10 @@ func (w *world) result(reason sim.StopReason, seed uint64) *Result {
 		res.Liveness = w.liveness.cfg
 	}
 	res.Marks = w.marks
+	if w.plan != nil && w.plan.record {
+		plan := w.plan.recorded
+		res.FaultPlan, res.Packets = &plan, w.plan.packets
+	}
 	for i, b := range w.brokers {
 		bm := b.Marks()
 		res.Marks.Add(&bm)

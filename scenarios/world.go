@@ -13,6 +13,9 @@ import (
 // world is one run: the engine, a broker per instance, the links between them, the
 // applications, and the observers. It is the one place where model, links and engine meet.
 type world struct {
+	// plan replays and records fault plans (Config.FaultPlan, Config.RecordFaults); nil
+	// when the run does neither.
+	plan *packetPlan
 	cfg     *Config
 	e       *sim.Engine
 	cat     *model.Catalog
@@ -121,6 +124,11 @@ func buildKeeping(cfg *Config, cat *model.Catalog, seed uint64, h histories) (*w
 		b.SetTracing(w.tracing || cfg.CheckInvariants)
 		w.brokers = append(w.brokers, b)
 	}
+	plan, err := newPacketPlan(cfg, cat)
+	if err != nil {
+		return nil, err
+	}
+	w.plan = plan
 	if err := w.buildLinks(); err != nil {
 		return nil, err
 	}
@@ -233,6 +241,8 @@ func (w *world) buildLinks() error {
 			w.links[a][b], w.links[b][a] = pair.AToB, pair.BToA
 			pair.AToB.SetRelease(w.recycleTo(ia))
 			pair.BToA.SetRelease(w.recycleTo(ib))
+			w.plan.wire(w, ia, ib, pair.AToB)
+			w.plan.wire(w, ib, ia, pair.BToA)
 			w.pairs = append(w.pairs, linkPair{ia, ib, pair})
 			// Opening a connection costs the handshake's round trip (G-12).
 			rtt := cfg.AToB.LatencyFixed + cfg.BToA.LatencyFixed

@@ -74,6 +74,10 @@ type Link[P any] struct {
 	flights     []flight[P]
 	freeFlights []uint32
 	counters    Counters
+	// fates, when set, decides the fate of each packet in place of the streams; record,
+	// when set, sees every packet offered (SetFates, SetRecorder).
+	fates  func(p P, size int) Fate
+	record func(Sent[P])
 }
 
 // flight is one copy of a packet between Send and its arrival.
@@ -156,8 +160,8 @@ func (l *Link[P]) Counters() Counters { return l.counters }
 func (l *Link[P]) WireFreeAt() time.Duration { return max(l.wireFree, l.e.Now()) }
 
 // Send offers a packet of size bytes to the link at the engine's current time. Whether it
-// arrives, when, how often and whether intact is decided here, from the link's streams, in
-// the order packets are sent.
+// arrives, when, how often and whether intact is decided here, from the link's streams in
+// the order packets are sent, or by the link's fates when it has them (SetFates).
 func (l *Link[P]) Send(p P, size int) {
 	if size < 0 {
 		panic(fmt.Sprintf("faulty: link %s: packet of negative size %d at %v", l.name, size, l.e.Now()))
@@ -167,29 +171,98 @@ func (l *Link[P]) Send(p P, size int) {
 	l.counters.Bytes += int64(size)
 	if l.isDown(now, now) {
 		l.counters.DroppedPartition++
+		l.sent(p, size, Fate{}, DroppedPartition, 0, 0)
 		l.done(p)
 		return
 	}
 	if l.cfg.Capacity > 0 && l.counters.InFlight >= int64(l.cfg.Capacity) {
 		l.counters.DroppedCapacity++
+		l.sent(p, size, Fate{}, DroppedCapacity, 0, 0)
 		l.done(p)
 		return
 	}
 	l.wireFree = max(l.wireFree, now) + l.serialisation(size)
-	lost := l.drawLoss()
-	d := Delivery[P]{Packet: p, Size: size, Corrupt: l.cfg.CorruptProbability > 0 && sim.Bernoulli(l.corruptRng, l.cfg.CorruptProbability)}
+	var fate Fate
+	if l.fates != nil {
+		fate = l.fates(p, size)
+		fate.Duplicate = fate.Duplicate && !fate.Lost
+	} else { // the draws in this order, one stream per kind of fault
+		fate.Lost = l.drawLoss()
+		fate.Corrupt = l.cfg.CorruptProbability > 0 && sim.Bernoulli(l.corruptRng, l.cfg.CorruptProbability)
+		fate.Jitter = l.cfg.LatencyJitter.Sample(l.jitterRng)
+		if !fate.Lost && l.cfg.DuplicateProbability > 0 && sim.Bernoulli(l.duplicateRng, l.cfg.DuplicateProbability) {
+			fate.Duplicate = true
+			fate.DuplicateJitter = l.cfg.LatencyJitter.Sample(l.jitterRng)
+		}
+	}
+	d := Delivery[P]{Packet: p, Size: size, Corrupt: fate.Corrupt}
 	l.counters.InFlight++
-	i := l.launch(flight[P]{d: d, sentAt: now, lost: lost})
-	if !lost && l.cfg.DuplicateProbability > 0 && sim.Bernoulli(l.duplicateRng, l.cfg.DuplicateProbability) {
-		j := l.launch(flight[P]{d: d, sentAt: now, duplicate: true, twin: i + 1})
+	arrival := l.wireFree + l.cfg.LatencyFixed + fate.Jitter
+	i := l.launch(flight[P]{d: d, sentAt: now, lost: fate.Lost}, arrival)
+	var dupArrival time.Duration
+	if fate.Duplicate {
+		dupArrival = l.wireFree + l.cfg.LatencyFixed + fate.DuplicateJitter
+		j := l.launch(flight[P]{d: d, sentAt: now, duplicate: true, twin: i + 1}, dupArrival)
 		l.flights[i].twin = j + 1
 	}
+	l.sent(p, size, fate, NotDropped, arrival, dupArrival)
 }
 
-// launch schedules the arrival of one copy after the wire, the latency and its jitter, and
-// returns the index of its entry.
-func (l *Link[P]) launch(f flight[P]) uint32 {
-	at := l.wireFree + l.cfg.LatencyFixed + l.cfg.LatencyJitter.Sample(l.jitterRng)
+// Fate is what a link does with one packet it accepted: what its random streams drew, or
+// what its fates say (SetFates). Jitter is the packet's extra delay, DuplicateJitter its
+// copy's; a lost packet has no copy.
+type Fate struct {
+	Lost, Corrupt, Duplicate bool
+	Jitter, DuplicateJitter  time.Duration
+}
+
+// Dropped says why a link refused a packet at Send.
+type Dropped uint8
+
+const (
+	NotDropped Dropped = iota
+	// DroppedPartition: the packet was sent into a down window.
+	DroppedPartition
+	// DroppedCapacity: the link was full (Config.Capacity).
+	DroppedCapacity
+)
+
+// Sent is what a link's recorder (SetRecorder) sees of one packet offered to Send: when,
+// its fate, or why it was dropped, and when it and its copy are due (zero when none). A
+// packet due after a down window began is dropped then (Crossed says whether the down
+// windows known at Send cut it).
+type Sent[P any] struct {
+	Packet                    P
+	Size                      int
+	At                        time.Duration
+	Fate                      Fate
+	Dropped                   Dropped
+	Arrival, DuplicateArrival time.Duration
+	Crossed                   bool
+}
+
+// SetFates makes the link take each accepted packet's fate from fates instead of its
+// random streams, which it then leaves alone: a fault plan replays this way. Partitions
+// and capacity still drop as the configuration says. Nil goes back to the streams.
+func (l *Link[P]) SetFates(fates func(p P, size int) Fate) { l.fates = fates }
+
+// SetRecorder makes the link hand record every packet offered to Send, once its fate is
+// decided. Nil records nothing.
+func (l *Link[P]) SetRecorder(record func(Sent[P])) { l.record = record }
+
+// sent hands a packet's outcome to the recorder.
+func (l *Link[P]) sent(p P, size int, fate Fate, dropped Dropped, arrival, dupArrival time.Duration) {
+	if l.record == nil {
+		return
+	}
+	now := l.e.Now()
+	s := Sent[P]{Packet: p, Size: size, At: now, Fate: fate, Dropped: dropped, Arrival: arrival, DuplicateArrival: dupArrival}
+	s.Crossed = dropped == NotDropped && l.isDown(now, arrival)
+	l.record(s)
+}
+
+// launch schedules the arrival of one copy at at, and returns the index of its entry.
+func (l *Link[P]) launch(f flight[P], at time.Duration) uint32 {
 	var i uint32
 	if n := len(l.freeFlights); n > 0 {
 		i = l.freeFlights[n-1]
