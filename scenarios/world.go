@@ -15,7 +15,7 @@ import (
 type world struct {
 	// plan replays and records fault plans (Config.FaultPlan, Config.RecordFaults); nil
 	// when the run does neither.
-	plan *packetPlan
+	plan    *packetPlan
 	cfg     *Config
 	e       *sim.Engine
 	cat     *model.Catalog
