@@ -17,18 +17,19 @@ const (
 	// DefectRedeliverDuplicates breaks PROTO-5: a copy of a one-fragment message already
 	// delivered is enqueued again instead of being discarded (INV-1, INV-2 catch it).
 	DefectRedeliverDuplicates Defects = 1 << iota
-	// DefectReleaseLockAfterReceive breaks LOCK-3: a RECEIVE releases its group's lock when
-	// it returns instead of at the end of its transaction, so another transaction can
-	// receive from the group before the first commits (INV-5 catches it).
-	DefectReleaseLockAfterReceive
+	// DefectShareHeldLock breaks LOCK-6 and G-24: a statement whose wait for a
+	// conversation group lock would close a deadlock cycle takes the lock beside its holder
+	// instead of waiting and having a victim rolled back (INV-4 catches it). It shows only
+	// when transactions deadlock.
+	DefectShareHeldLock
 	// DefectActivateBeyondMax breaks ACT-6: the queue monitor starts a task while
 	// MAX_QUEUE_READERS already run (INV-8 catches it).
 	DefectActivateBeyondMax
 
-	defectsAll = DefectRedeliverDuplicates | DefectReleaseLockAfterReceive | DefectActivateBeyondMax
+	defectsAll = DefectRedeliverDuplicates | DefectShareHeldLock | DefectActivateBeyondMax
 )
 
-var defectNames = []string{"redeliver-duplicates", "release-lock-after-receive", "activate-beyond-max"}
+var defectNames = []string{"redeliver-duplicates", "share-held-lock", "activate-beyond-max"}
 
 // DefectNames returns the names of every defect, in bit order: the scenario file's
 // broker.defects takes them.
@@ -74,13 +75,21 @@ func (b *Broker) redeliver(now time.Duration, ep *endpoint, f *Fragment) bool {
 	return true
 }
 
-// releaseEarly is DefectReleaseLockAfterReceive: t gives up g's lock as its RECEIVE
-// returns, and the lock goes to whoever waits.
-func (b *Broker) releaseEarly(now time.Duration, t *Tx, g *group) {
-	if b.cfg.Defects&DefectReleaseLockAfterReceive == 0 || g.holder != t {
-		return
+// shareHeld is DefectShareHeldLock: when t waiting for g would close a cycle of waits, t
+// takes g's lock beside its holder, and shareHeld reports that it did.
+func (b *Broker) shareHeld(now time.Duration, t *Tx, g *group) bool {
+	if b.cfg.Defects&DefectShareHeldLock == 0 {
+		return false
 	}
-	t.locks = slices.DeleteFunc(t.locks, func(x *group) bool { return x == g })
-	b.release(now, t, g)
-	b.handOff(now, g)
+	h, steps := g.holder, 0
+	for h != t {
+		if h == nil || h.wait == nil || h.wait.lock == nil || steps > len(b.waiting) {
+			return false
+		}
+		h, steps = h.wait.lock.holder, steps+1
+	}
+	g.holder = t
+	t.locks = append(t.locks, g)
+	b.trace(TraceRecord{At: now, Kind: TraceLockAcquired, Tx: t.id, Group: g.id})
+	return true
 }

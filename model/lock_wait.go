@@ -47,6 +47,9 @@ func (t *Tx) lock(now time.Duration, g *group, st *statement) bool {
 		return true
 	}
 	b := t.b
+	if b.shareHeld(now, t, g) {
+		return true
+	}
 	t.waitStore = wait{lock: g, stmt: st, since: now}
 	t.wait = &t.waitStore
 	g.waiters = append(g.waiters, t)

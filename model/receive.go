@@ -115,7 +115,6 @@ func (b *Broker) execReceive(now time.Duration, t *Tx, st *statement) bool {
 		st.result = g.id
 	} else {
 		b.take(now, t, st, g, only)
-		b.releaseEarly(now, t, g)
 	}
 	b.monitorReceived(now, t, q, st, true, true)
 	return true

@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"fmt"
+	"github.com/sbsim/sbsim/sim"
+	"slices"
 	"time"
 
 	"github.com/sbsim/sbsim/model"
@@ -169,4 +171,35 @@ func (p *packetPlan) wire(w *world, from, to model.InstanceID, link *faulty.Link
 			p.recorded.Packets = append(p.recorded.Packets, PacketFault{From: fromName, To: toName, Key: key, Copy: copy, At: s.At, Fate: s.Fate})
 		}
 	})
+}
+
+// Planned returns c replaying plan: its links, and the timeline's changes of them, keep
+// their latency, bandwidth, capacity and down windows but lose the random faults and the
+// jitter that the plan replaces.
+func (c Config) Planned(plan *FaultPlan) Config {
+	clean := func(l faulty.Config) faulty.Config {
+		l.LossProbability, l.LossBurst, l.DuplicateProbability, l.CorruptProbability = 0, faulty.GilbertElliott{}, 0, 0
+		l.LatencyJitter = sim.Distribution{}
+		return l
+	}
+	c.Links = slices.Clone(c.Links)
+	for i := range c.Links {
+		c.Links[i].AToB, c.Links[i].BToA = clean(c.Links[i].AToB), clean(c.Links[i].BToA)
+	}
+	c.Timeline = slices.Clone(c.Timeline)
+	for i, ch := range c.Timeline {
+		if ch.Link == nil {
+			continue
+		}
+		lc := *ch.Link
+		for _, d := range []**faulty.Config{&lc.AToB, &lc.BToA} {
+			if *d != nil {
+				cl := clean(**d)
+				*d = &cl
+			}
+		}
+		c.Timeline[i].Link = &lc
+	}
+	c.FaultPlan = plan
+	return c
 }

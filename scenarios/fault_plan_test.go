@@ -6,39 +6,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sbsim/sbsim/net/faulty"
 	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/file"
-	"github.com/sbsim/sbsim/sim"
 )
-
-// withoutLinkFaults returns cfg with no random fault or jitter left on its links, its
-// timeline's link changes included: what stays is what a fault plan does not replace.
-func withoutLinkFaults(cfg scenarios.Config) scenarios.Config {
-	clean := func(c faulty.Config) faulty.Config {
-		c.LossProbability, c.LossBurst, c.DuplicateProbability, c.CorruptProbability = 0, faulty.GilbertElliott{}, 0, 0
-		c.LatencyJitter = sim.Distribution{}
-		return c
-	}
-	cfg.Links = append([]scenarios.Link(nil), cfg.Links...)
-	for i := range cfg.Links {
-		cfg.Links[i].AToB, cfg.Links[i].BToA = clean(cfg.Links[i].AToB), clean(cfg.Links[i].BToA)
-	}
-	cfg.Timeline = append([]scenarios.Change(nil), cfg.Timeline...)
-	for i, ch := range cfg.Timeline {
-		if l := ch.Link; l != nil {
-			lc := *l
-			for _, d := range []**faulty.Config{&lc.AToB, &lc.BToA} {
-				if *d != nil {
-					c := clean(**d)
-					*d = &c
-				}
-			}
-			cfg.Timeline[i].Link = &lc
-		}
-	}
-	return cfg
-}
 
 // A run's recorded fault plan, replayed on links that have no random fault left, gives the
 // same run, record for record: the plan replays without the links' random streams. Without
@@ -65,8 +35,7 @@ func TestARecordedFaultPlanReplaysTheRunWithoutTheLinksStreams(t *testing.T) {
 			require.NotEmpty(t, recorded.FaultPlan.Packets, "the run's links did something to packets")
 			require.NotEmpty(t, recorded.Packets)
 
-			replay := withoutLinkFaults(cfg)
-			replay.FaultPlan = recorded.FaultPlan
+			replay := cfg.Planned(recorded.FaultPlan)
 			got, err := scenarios.Run(replay, c.seed)
 			require.NoError(t, err)
 			assert.Equal(t, recorded.Events, got.Events)
@@ -75,7 +44,7 @@ func TestARecordedFaultPlanReplaysTheRunWithoutTheLinksStreams(t *testing.T) {
 				require.Equal(t, recorded.Trace[i], got.Trace[i], "record %d", i)
 			}
 
-			control, err := scenarios.Run(withoutLinkFaults(cfg), c.seed)
+			control, err := scenarios.Run(cfg.Planned(nil), c.seed)
 			require.NoError(t, err)
 			assert.NotEqual(t, len(recorded.Trace), len(control.Trace), "without the plan, the clean links give another run")
 		})
