@@ -38,16 +38,17 @@ type PacketFault struct {
 func PacketKey(p *model.Packet) string {
 	if len(p.Fragments) > 0 {
 		f := &p.Fragments[0]
-		return fmt.Sprintf("%v %s seq=%d frag=%d", f.Conversation, arrow(f.FromInitiator), f.Sequence, f.Index)
+		return fmt.Sprintf("%v %s seq=%d frag=%d", f.Conversation, Arrow(f.FromInitiator), f.Sequence, f.Index)
 	}
 	if len(p.Acks) > 0 {
 		a := &p.Acks[0]
-		return fmt.Sprintf("ack %v %s seq=%d frag=%d", a.Conversation, arrow(a.FromInitiator), a.Sequence, a.Fragment)
+		return fmt.Sprintf("ack %v %s seq=%d frag=%d", a.Conversation, Arrow(a.FromInitiator), a.Sequence, a.Fragment)
 	}
 	return "empty"
 }
 
-func arrow(fromInitiator bool) string {
+// Arrow names a direction of a dialog: I→T from the initiator, T→I from the target.
+func Arrow(fromInitiator bool) string {
 	if fromInitiator {
 		return "I→T"
 	}

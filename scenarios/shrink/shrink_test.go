@@ -2,6 +2,7 @@ package shrink
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -111,4 +112,29 @@ func BenchmarkShrink(b *testing.B) {
 			b.ReportMetric(float64(out.Runs), "runs")
 		})
 	}
+}
+
+// A card names the rule, the seed, the replay command, the plan and the ledger, ends the
+// ledger with the violation, and its scenario file replays the case: loaded back and run
+// on the card's seed, it fails the same rule.
+func TestACardExplainsAndItsFileReplaysTheCase(t *testing.T) {
+	c := brokenCases[1] // locks: the quickest to shrink
+	out, err := Shrink(c.config(t), c.seed, Options{})
+	require.NoError(t, err)
+	dir := t.TempDir()
+	card, err := out.WriteCard(dir)
+	require.NoError(t, err)
+	t.Log("\n" + card)
+	for _, want := range []string{"COUNTEREXAMPLE  INV-4", "replay: go run ./cmd/simulate run", "fault plan", "ledger", "INV-4 violated", "sequence chart", "lock-acquired"} {
+		assert.Contains(t, card, want)
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, ChartFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(svg), "<svg")
+	s, err := file.LoadFile(filepath.Join(dir, CaseFile))
+	require.NoError(t, err)
+	res, err := scenarios.Run(s.Config, out.Seed)
+	require.NoError(t, err)
+	require.NotNil(t, res.Violation, "the card's file replays the failure")
+	assert.Equal(t, "INV-4", res.Violation.Rule)
 }

@@ -1,0 +1,408 @@
+package shrink
+
+import (
+	"cmp"
+	"fmt"
+	"html"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sbsim/sbsim/model"
+	"github.com/sbsim/sbsim/net/faulty"
+	"github.com/sbsim/sbsim/scenarios"
+	"github.com/sbsim/sbsim/scenarios/file"
+)
+
+// Files a card writes into its folder (WriteCard).
+const (
+	CardFile     = "card.txt"
+	ChartFile    = "chart.svg"
+	CaseFile     = "counterexample.yaml"
+	maxChartRows = 80
+)
+
+// Card renders the counterexample as text: the rule and what broke, how far it shrank, the
+// command that replays it, the workload and the fault plan, the ledger of the records
+// that led to the failure with the packets of its conversation, the messages of that
+// conversation, and a sequence chart of its packets between the instances. replay is the
+// command line that replays the case ("" for none).
+func (o *Outcome) Card(replay string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "COUNTEREXAMPLE  %s\n", o.Failure)
+	fmt.Fprintf(&b, "seed %d; shrunk from %v to %v in %d runs\n", o.Seed, o.Before, o.After, o.Runs)
+	if !o.Replayable {
+		b.WriteString("the links keep their random streams: the failure did not show with its fault plan alone\n")
+	}
+	if replay != "" {
+		fmt.Fprintf(&b, "replay: %s\n", replay)
+	}
+	b.WriteString("\nworkload\n")
+	for _, w := range o.Config.Workloads {
+		fmt.Fprintf(&b, "  %s: %d dialogs x %d messages of %v B, %s -> %s", w.Name, w.Dialogs, max(w.Messages, 1), w.Size.Mean, w.From, w.To)
+		if w.Replies {
+			b.WriteString(", each answered")
+		}
+		if w.GroupSize > 1 {
+			fmt.Fprintf(&b, ", groups of %d", w.GroupSize)
+		}
+		b.WriteString("\n")
+	}
+	for _, r := range o.Config.Readers {
+		if r.Sessions > 1 || r.RollbackRate > 0 || r.TouchRate > 0 {
+			fmt.Fprintf(&b, "  reader of %s: %d sessions, %s, rollbacks %.0f%%, touches %.0f%%\n", r.Queue, max(r.Sessions, 1), r.Mode,
+				100*r.RollbackRate, 100*r.TouchRate)
+		}
+	}
+	b.WriteString("\nfault plan\n")
+	o.writePlan(&b)
+	b.WriteString("\nledger")
+	v := o.Result.Violation
+	if v != nil && v.Conversation != 0 {
+		fmt.Fprintf(&b, " of conversation %v", v.Conversation)
+	}
+	if v != nil && v.Tx != 0 {
+		fmt.Fprintf(&b, ", transaction %d of instance %d", v.Tx, v.Instance)
+	}
+	if v != nil && v.Group != 0 {
+		fmt.Fprintf(&b, ", group %v", v.Group)
+	}
+	b.WriteString(" (records and the packets of the conversation, oldest first)\n")
+	for _, line := range o.ledger() {
+		b.WriteString("  " + line + "\n")
+	}
+	if v != nil && v.Conversation != 0 {
+		b.WriteString("\nmessages of the conversation\n")
+		for _, line := range o.messages(v.Conversation) {
+			b.WriteString("  " + line + "\n")
+		}
+	}
+	b.WriteString("\nsequence chart\n")
+	b.WriteString(o.textChart())
+	return b.String()
+}
+
+// writePlan lists the case's faults: packets, the timeline, down windows and partitions.
+func (o *Outcome) writePlan(b *strings.Builder) {
+	n := 0
+	if p := o.Config.FaultPlan; p != nil {
+		for _, f := range p.Packets {
+			fmt.Fprintf(b, "  t=%v %s->%s %s copy %d: %s\n", f.At, f.From, f.To, f.Key, f.Copy, fateText(f.Fate))
+			n++
+		}
+	}
+	for _, ch := range o.Config.Timeline {
+		fmt.Fprintf(b, "  t=%v %s\n", ch.At, changeText(ch))
+		n++
+	}
+	for _, l := range o.Config.Links {
+		for _, w := range l.AToB.Down {
+			fmt.Fprintf(b, "  %s->%s down from %v until %v\n", l.A, l.B, w.From, w.Until)
+			n++
+		}
+		for _, w := range l.BToA.Down {
+			fmt.Fprintf(b, "  %s->%s down from %v until %v\n", l.B, l.A, w.From, w.Until)
+			n++
+		}
+		for _, p := range l.Partitions {
+			fmt.Fprintf(b, "  %s<->%s partitioned (%v) from %v until %v\n", l.A, l.B, p.Direction, p.From, p.Until)
+			n++
+		}
+	}
+	if len(o.Config.Crashes.Instances) > 0 {
+		fmt.Fprintf(b, "  random crashes of %s\n", strings.Join(o.Config.Crashes.Instances, ", "))
+		n++
+	}
+	if n == 0 {
+		b.WriteString("  none: the failure needs no fault\n")
+	}
+}
+
+func fateText(f faulty.Fate) string {
+	var parts []string
+	if f.Lost {
+		parts = append(parts, "lost")
+	}
+	if f.Corrupt {
+		parts = append(parts, "corrupted")
+	}
+	if f.Duplicate {
+		parts = append(parts, fmt.Sprintf("duplicated (copy +%v)", f.DuplicateJitter))
+	}
+	if f.Jitter != 0 {
+		parts = append(parts, fmt.Sprintf("delayed +%v", f.Jitter))
+	}
+	if len(parts) == 0 {
+		return "delivered"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func changeText(ch scenarios.Change) string {
+	switch {
+	case ch.Crash != nil:
+		return fmt.Sprintf("crash of %s, restarted after %v", ch.Crash.Instance, ch.Crash.RestartAfter)
+	case ch.Link != nil:
+		return fmt.Sprintf("link %s<->%s changes", ch.Link.A, ch.Link.B)
+	case ch.Route != nil:
+		return "a route changes"
+	case ch.Activation != nil:
+		return fmt.Sprintf("ALTER QUEUE %s WITH ACTIVATION", ch.Queue)
+	}
+	return fmt.Sprintf("ALTER QUEUE %s WITH STATUS = %v", ch.Queue, ch.Status)
+}
+
+// packetsOf returns the packets of conversation conv, all of them when conv is zero.
+func (o *Outcome) packetsOf(conv model.ConversationID) []scenarios.SentPacket {
+	var out []scenarios.SentPacket
+	for _, p := range o.Result.Packets {
+		if conv == 0 || p.Conversation == conv {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ledger merges the violation's records and the packets of its conversation by time.
+func (o *Outcome) ledger() []string {
+	v := o.Result.Violation
+	if v == nil {
+		return nil
+	}
+	type line struct {
+		at   time.Duration
+		text string
+	}
+	var lines []line
+	for _, r := range v.Records {
+		lines = append(lines, line{r.At, r.String()})
+	}
+	if v.Conversation != 0 {
+		for _, p := range o.packetsOf(v.Conversation) {
+			lines = append(lines, line{p.At, "t=" + p.At.String() + " link " + packetText(p)})
+		}
+	}
+	slices.SortStableFunc(lines, func(a, b line) int { return cmp.Compare(a.at, b.at) })
+	out := make([]string, 0, len(lines)+1)
+	for _, l := range lines {
+		out = append(out, l.text)
+	}
+	return append(out, fmt.Sprintf("t=%v %s violated: %s", v.At, v.Rule, v.Message))
+}
+
+// packetText says what a link did with a packet.
+func packetText(p scenarios.SentPacket) string {
+	what := fmt.Sprintf("%s->%s %s copy %d", p.From, p.To, p.Key, p.Copy)
+	switch {
+	case p.Dropped == faulty.DroppedPartition:
+		return what + ": dropped, the link was down"
+	case p.Dropped == faulty.DroppedCapacity:
+		return what + ": dropped, the link was full"
+	case p.Fate.Lost:
+		return what + ": lost"
+	case p.Crossed:
+		return what + ": cut in flight by a down window"
+	}
+	s := fmt.Sprintf("%s: %s, due at %v", what, fateText(p.Fate), p.Arrival)
+	if p.Fate.Duplicate {
+		s += fmt.Sprintf(", its copy at %v", p.DuplicateArrival)
+	}
+	return s
+}
+
+// messages summarises each message of conversation conv from the traced run: when it was
+// sent, how often its fragments left, what the links did, and whether it was stored,
+// acknowledged, made ready and received.
+func (o *Outcome) messages(conv model.ConversationID) []string {
+	type msg struct {
+		dir                                 bool
+		seq                                 model.SequenceNumber
+		sentAt                              time.Duration
+		sends, retries, stored, dups, ready int
+		received                            int
+		fates                               []string
+	}
+	var msgs []*msg
+	find := func(dir bool, seq model.SequenceNumber) *msg {
+		for _, m := range msgs {
+			if m.dir == dir && m.seq == seq {
+				return m
+			}
+		}
+		m := &msg{dir: dir, seq: seq, sentAt: -1}
+		msgs = append(msgs, m)
+		return m
+	}
+	for _, r := range o.Result.Trace {
+		if r.Conversation != conv {
+			continue
+		}
+		switch r.Kind {
+		case model.TraceMessageSent:
+			find(r.FromInitiator, r.Sequence).sentAt = r.At
+		case model.TraceFragmentSent:
+			m := find(r.FromInitiator, r.Sequence)
+			m.sends++
+			if r.Retry {
+				m.retries++
+			}
+		case model.TraceFragmentStored:
+			find(r.FromInitiator, r.Sequence).stored++
+		case model.TraceFragmentDuplicate:
+			find(r.FromInitiator, r.Sequence).dups++
+		case model.TraceMessageReady:
+			find(r.FromInitiator, r.Sequence).ready++
+		case model.TraceMessageReceived:
+			find(r.FromInitiator, r.Sequence).received++
+		}
+	}
+	for _, p := range o.packetsOf(conv) {
+		if p.Fragments == 0 {
+			continue
+		}
+		if t := packetText(p); !strings.Contains(t, ": delivered") {
+			m := find(p.FromInitiator, p.Sequence)
+			m.fates = append(m.fates, fmt.Sprintf("copy %d %s", p.Copy, t[strings.LastIndex(t, ": ")+2:]))
+		}
+	}
+	var out []string
+	for _, m := range msgs {
+		if m.seq == model.Unsequenced {
+			continue
+		}
+		line := fmt.Sprintf("%s seq=%d sent at %v: %d transmissions (%d retries), %d fragments stored, %d duplicates, ready %d, received %d",
+			scenarios.Arrow(m.dir), m.seq, m.sentAt, m.sends, m.retries, m.stored, m.dups, m.ready, m.received)
+		if len(m.fates) > 0 {
+			line += "; links: " + strings.Join(m.fates, "; ")
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// chartRows are the packets a chart draws: the failing conversation's, or every packet,
+// at most maxChartRows of them.
+func (o *Outcome) chartRows() ([]scenarios.SentPacket, []string) {
+	var conv model.ConversationID
+	if v := o.Result.Violation; v != nil {
+		conv = v.Conversation
+	}
+	rows := o.packetsOf(conv)
+	if len(rows) > maxChartRows {
+		rows = rows[:maxChartRows]
+	}
+	var lanes []string
+	for _, in := range o.Config.Instances {
+		for _, p := range rows {
+			if (p.From == in.Name || p.To == in.Name) && !slices.Contains(lanes, in.Name) {
+				lanes = append(lanes, in.Name)
+			}
+		}
+	}
+	return rows, lanes
+}
+
+// textChart draws the packets as rows between the instances' lanes.
+func (o *Outcome) textChart() string {
+	rows, lanes := o.chartRows()
+	if len(rows) == 0 {
+		return "  no packet crossed a link\n"
+	}
+	var b strings.Builder
+	b.WriteString("  " + strings.Join(lanes, "  |  ") + "\n")
+	for _, p := range rows {
+		left, right, arrow := p.From, p.To, "-->"
+		if slices.Index(lanes, p.From) > slices.Index(lanes, p.To) {
+			left, right, arrow = p.To, p.From, "<--"
+		}
+		mark := ""
+		switch {
+		case p.Dropped != faulty.NotDropped || p.Fate.Lost || p.Crossed:
+			mark = " x"
+		case p.Fate.Corrupt:
+			mark = " !"
+		case p.Fate.Duplicate:
+			mark = " x2"
+		}
+		fmt.Fprintf(&b, "  t=%-12v %s %s %s%-3s  %s\n", p.At, left, arrow, right, mark, packetText(p))
+	}
+	if n := len(o.packetsOf(0)); len(rows) < n && len(rows) == maxChartRows {
+		fmt.Fprintf(&b, "  ... %d more packets\n", n-len(rows))
+	}
+	return b.String()
+}
+
+// ChartSVG draws the sequence chart: a lifeline per instance, an arrow per packet from its
+// send to when it was due, red and crossed when it was lost or dropped, orange when
+// corrupted, a second arrow for a duplicate's copy.
+func (o *Outcome) ChartSVG() []byte {
+	rows, lanes := o.chartRows()
+	const laneGap, rowGap, top, left = 260, 28, 50, 120
+	width := left + laneGap*max(len(lanes)-1, 1) + 140
+	height := top + rowGap*(len(rows)+1)
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">`+"\n", width, height)
+	fmt.Fprintf(&b, `<title>%s</title>`+"\n", html.EscapeString(o.Failure.String()))
+	fmt.Fprintf(&b, `<text x="8" y="18" font-size="13" font-weight="bold">%s, seed %d</text>`+"\n", html.EscapeString(o.Failure.String()), o.Seed)
+	x := func(lane string) int { return left + laneGap*slices.Index(lanes, lane) }
+	for _, l := range lanes {
+		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#888"/><text x="%d" y="%d" text-anchor="middle" font-weight="bold">%s</text>`+"\n",
+			x(l), top-8, x(l), height-8, x(l), top-14, html.EscapeString(l))
+	}
+	for i, p := range rows {
+		y := top + rowGap*(i+1)
+		x1, x2 := x(p.From), x(p.To)
+		colour, dash := "#1f77b4", ""
+		switch {
+		case p.Dropped != faulty.NotDropped || p.Fate.Lost || p.Crossed:
+			colour, dash, x2 = "#d62728", ` stroke-dasharray="4 3"`, (x1+x2)/2
+		case p.Fate.Corrupt:
+			colour = "#ff7f0e"
+		}
+		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="1.5"%s/>`+"\n", x1, y-10, x2, y, colour, dash)
+		if x2 == (x(p.From)+x(p.To))/2 && x(p.From) != x(p.To) {
+			fmt.Fprintf(&b, `<text x="%d" y="%d" fill="%s" font-size="14" text-anchor="middle">×</text>`+"\n", x2, y+4, colour)
+		} else {
+			fmt.Fprintf(&b, `<circle cx="%d" cy="%d" r="2.5" fill="%s"/>`+"\n", x2, y, colour)
+		}
+		if p.Fate.Duplicate {
+			fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="1" stroke-dasharray="1 2"/>`+"\n", x1, y-10, x2, y+6, colour)
+		}
+		fmt.Fprintf(&b, `<text x="4" y="%d" fill="#555">%s</text>`+"\n", y, html.EscapeString(p.At.String()))
+		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" fill="%s">%s</text>`+"\n", (x1+x(p.To))/2, y-13, colour,
+			html.EscapeString(p.Key+" #"+fmt.Sprint(p.Copy)))
+	}
+	b.WriteString("</svg>\n")
+	return []byte(b.String())
+}
+
+// WriteCard writes the card into dir: card.txt, chart.svg, and counterexample.yaml, the
+// case as a scenario file that `simulate run` replays (named in the card); a case the file
+// format cannot hold (a Go hook, say) gets no file, and the card says so.
+func (o *Outcome) WriteCard(dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	cfg := o.Config
+	cfg.Name = o.Config.Name + " (counterexample)"
+	replay := ""
+	text, err := (&file.Scenario{Config: cfg,
+		Question: fmt.Sprintf("Does the counterexample still fail %s? (shrunk by sbsim from seed %d)", o.Failure.Rule, o.Seed)}).Marshal()
+	if err == nil {
+		path := filepath.Join(dir, CaseFile)
+		if err := os.WriteFile(path, text, 0o644); err != nil {
+			return "", err
+		}
+		replay = file.Replay(path, nil, o.Seed)
+	}
+	card := o.Card(replay)
+	if err != nil {
+		card += fmt.Sprintf("\nno scenario file: %v; replay it from Go with scenarios.Run(outcome.Config, %d)\n", err, o.Seed)
+	}
+	if err := os.WriteFile(filepath.Join(dir, CardFile), []byte(card), 0o644); err != nil {
+		return "", err
+	}
+	return card, os.WriteFile(filepath.Join(dir, ChartFile), o.ChartSVG(), 0o644)
+}
