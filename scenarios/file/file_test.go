@@ -5,6 +5,7 @@ import (
 	"github.com/sbsim/sbsim/scenarios"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -300,7 +301,7 @@ var badFiles = []struct {
 // Loading a bad file names the file, line and column, the key, and the offending value,
 // one error for each problem. Reference: issue 7, Tests, Loading.
 func TestLoadReportsBadFiles(t *testing.T) {
-	for _, tc := range badFiles {
+	for _, tc := range slices.Concat(badFiles, faultPlanBadFiles) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Load("bad.yaml", []byte(tc.file))
 
