@@ -359,7 +359,9 @@ func TestLoadIgnoresExtensionKeys(t *testing.T) {
 }
 
 // docs/scenario-files.md documents every metric and every key: those of everything.yaml,
-// which sets them all, and of programs.yaml, which sets every key of reader programs.
+// which sets them all, of programs.yaml, which sets every key of reader programs, and of
+// counterexample.yaml, which sets those of a counterexample (fault_plan, broker.defects,
+// rollback_until).
 func TestScenarioFileReferenceDocumentsEveryKeyAndMetric(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "scenario-files.md"))
 	require.NoError(t, err)
@@ -373,7 +375,7 @@ func TestScenarioFileReferenceDocumentsEveryKeyAndMetric(t *testing.T) {
 		assert.Contains(t, doc, "`"+m.Name[:i+1], "metric %s", m.Name)
 		assert.Contains(t, doc, "`"+m.Name[i:]+"`", "metric %s", m.Name)
 	}
-	for _, name := range []string{"everything.yaml", "programs.yaml"} {
+	for _, name := range []string{"everything.yaml", "programs.yaml", "counterexample.yaml"} {
 		data, err := os.ReadFile(filepath.Join("testdata", "files", name))
 		require.NoError(t, err)
 		var root yaml.Node
