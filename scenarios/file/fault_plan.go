@@ -22,18 +22,22 @@ func (d *decoder) faultPlan(top *mapping) *scenarios.FaultPlan {
 	plan := &scenarios.FaultPlan{}
 	first := map[faultPlanKey]int{}
 	d.items(v, "fault_plan", "packet faults", func(i int, n *yaml.Node, path string) {
+		if isNull(n) {
+			d.errorf(n, path, "want a packet fault, {from: A, to: B, packet: KEY, ...}, got nothing")
+			return
+		}
 		m := d.mapping(n, path, "packet fault")
 		var f scenarios.PacketFault
 		m.name("from", &f.From)
 		m.name("to", &f.To)
 		m.name("packet", &f.Key)
 		f.Copy = 1
-		var copy int64
-		if m.integer("copy", &copy, math.MinInt32, math.MaxInt32) {
-			if copy < 1 {
-				d.errorf(d.at(join(path, "copy")), join(path, "copy"), "copy %d is not positive: copy 1 is the first packet with the key, 2 its first retransmission", copy)
+		var c int64
+		if m.integer("copy", &c, math.MinInt32, math.MaxInt32) {
+			if c < 1 {
+				d.errorf(d.at(join(path, "copy")), join(path, "copy"), "copy %d is not positive: copy 1 is the first packet with the key, 2 its first retransmission", c)
 			}
-			f.Copy = int(copy)
+			f.Copy = int(c)
 		}
 		m.duration("at", &f.At)
 		m.onOff("lost", &f.Lost)

@@ -92,6 +92,8 @@ var faultPlanBadFiles = []struct {
 		[]string{`bad.yaml:5:65: fault_plan[0].duplicate: a lost packet has no copy: duplicate and lost exclude each other`}},
 	{"an unknown key in an entry", planSites + "fault_plan: [{from: A, to: B, packet: k, loss: true}]\n",
 		[]string{`bad.yaml:5:42: fault_plan[0].loss: unknown key "loss" in the packet fault (did you mean "lost"?)`}},
+	{"an empty entry", planSites + "fault_plan: [{from: A, to: B, packet: k}, ~]\n",
+		[]string{`bad.yaml:5:43: fault_plan[1]: want a packet fault, {from: A, to: B, packet: KEY, ...}, got nothing`}},
 	{"not a list", planSites + "fault_plan: {from: A}\n",
 		[]string{`bad.yaml:5:13: fault_plan: want a list of packet faults, got a mapping`}},
 	{"an unknown defect", planSites + "broker: {defects: [redeliver-duplicate]}\n",
