@@ -77,6 +77,7 @@ func (d *decoder) readers(top *mapping) []scenarios.Reader {
 		m.duration("wait_for", &r.WaitFor)
 		m.durationDistribution("processing_time", &r.ProcessingTime)
 		m.probability("rollback_rate", &r.RollbackRate)
+		m.duration("rollback_until", &r.RollbackUntil)
 		m.probability("touch_rate", &r.TouchRate)
 		m.duration("touch_timer", &r.TouchTimer)
 		m.intField("commit_every", &r.CommitEvery, 0, math.MaxInt32)
@@ -99,6 +100,7 @@ func (d *decoder) procedures(top *mapping) []scenarios.Procedure {
 		m.duration("wait_for", &p.WaitFor)
 		m.durationDistribution("processing_time", &p.ProcessingTime)
 		m.probability("rollback_rate", &p.RollbackRate)
+		m.duration("rollback_until", &p.RollbackUntil)
 		m.intField("commit_every", &p.CommitEvery, 0, math.MaxInt32)
 		m.handlers(&p.On)
 		m.done()
@@ -265,6 +267,7 @@ func (d *decoder) checkReferences(f *Scenario, cat *model.Catalog) {
 		}
 	}
 	d.checkCrashes(cfg, cat)
+	d.checkFaultPlan(cfg, cat)
 	for i, c := range cfg.Timeline {
 		if c.Crash != nil {
 			continue

@@ -387,6 +387,7 @@ func (d *decoder) broker(top *mapping) model.Config {
 	if m.integer("starvation_aging_cap", &capLevel, 1, 10) {
 		c.StarvationAgingCap = model.PriorityLevel(capLevel)
 	}
+	c.Defects = d.defects(m)
 	m.done()
 	if err := c.WithDefaults().Validate(); err != nil {
 		path := join("broker", snake(strings.Fields(strings.TrimPrefix(err.Error(), "broker config: "))[0]))

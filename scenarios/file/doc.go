@@ -1,8 +1,8 @@
 // Package file reads scenario files: a whole design in YAML (instances and their catalogs,
 // links and their faults, the broker's parameters, workloads, reader programs, activation,
-// a timeline of changes, crashes drawn at random, run limits), the design question it
-// answers and the expectations its results must meet. docs/scenario-files.md describes
-// every key.
+// a timeline of changes, crashes drawn at random, a fault plan that replays what the links
+// did to each packet, run limits), the design question it answers and the expectations its
+// results must meet. docs/scenario-files.md describes every key.
 //
 // Load and LoadFile decode and validate a file into a Scenario, reporting every problem
 // as Errors, each with its line, column and key. Scenario.Check checks the expectations

@@ -149,6 +149,7 @@ func (d *decoder) decodeFile(n *yaml.Node, defaultName string) *Scenario {
 	cfg.ExternalActivators = d.externalActivators(m)
 	cfg.Timeline = d.timeline(m)
 	d.crashes(m, &cfg.Crashes)
+	cfg.FaultPlan = d.faultPlan(m)
 	d.resolveBrokerInstances(cfg)
 	limits := d.mapping(m.get("limits"), "limits", "limits")
 	limits.duration("max_time", &cfg.MaxTime)

@@ -5,6 +5,7 @@ import (
 	"github.com/sbsim/sbsim/scenarios"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -300,7 +301,7 @@ var badFiles = []struct {
 // Loading a bad file names the file, line and column, the key, and the offending value,
 // one error for each problem. Reference: issue 7, Tests, Loading.
 func TestLoadReportsBadFiles(t *testing.T) {
-	for _, tc := range badFiles {
+	for _, tc := range slices.Concat(badFiles, faultPlanBadFiles) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Load("bad.yaml", []byte(tc.file))
 
@@ -358,7 +359,9 @@ func TestLoadIgnoresExtensionKeys(t *testing.T) {
 }
 
 // docs/scenario-files.md documents every metric and every key: those of everything.yaml,
-// which sets them all, and of programs.yaml, which sets every key of reader programs.
+// which sets them all, of programs.yaml, which sets every key of reader programs, and of
+// counterexample.yaml, which sets those of a counterexample (fault_plan, broker.defects,
+// rollback_until).
 func TestScenarioFileReferenceDocumentsEveryKeyAndMetric(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "scenario-files.md"))
 	require.NoError(t, err)
@@ -372,7 +375,7 @@ func TestScenarioFileReferenceDocumentsEveryKeyAndMetric(t *testing.T) {
 		assert.Contains(t, doc, "`"+m.Name[:i+1], "metric %s", m.Name)
 		assert.Contains(t, doc, "`"+m.Name[i:]+"`", "metric %s", m.Name)
 	}
-	for _, name := range []string{"everything.yaml", "programs.yaml"} {
+	for _, name := range []string{"everything.yaml", "programs.yaml", "counterexample.yaml"} {
 		data, err := os.ReadFile(filepath.Join("testdata", "files", name))
 		require.NoError(t, err)
 		var root yaml.Node

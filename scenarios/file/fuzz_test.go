@@ -3,6 +3,7 @@ package file
 import (
 	"errors"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -10,17 +11,20 @@ import (
 
 // FuzzLoad feeds the loader arbitrary bytes: it never panics, every failure is a
 // Errors naming the file, and every file it accepts is written and loaded back to the
-// same File. The seed corpus (the files of testdata/files and the bad files of
-// TestLoadReportsBadFiles) runs with go test; go test -fuzz=FuzzLoad ./scenarios explores.
+// same File. The seed corpus (the files of testdata/files, the bad files of
+// TestLoadReportsBadFiles, and fault plans) runs with go test; go test -fuzz=FuzzLoad
+// ./scenarios explores.
 func FuzzLoad(f *testing.F) {
 	for _, path := range testdataFiles(f) {
 		data, err := os.ReadFile(path)
 		require.NoError(f, err)
 		f.Add(data)
 	}
-	for _, tc := range badFiles {
+	for _, tc := range slices.Concat(badFiles, faultPlanBadFiles) {
 		f.Add([]byte(tc.file))
 	}
+	f.Add([]byte(planSites + "fault_plan: []\n"))
+	f.Add([]byte(planSites + "broker: {defects: [release-lock-after-receive]}\nfault_plan: [{from: B, to: A, packet: \"ack c1 T→I seq=0 frag=0\", copy: 3, at: 1s, corrupt: yes, jitter: 1ms}]\n"))
 	f.Add([]byte("x-a: &a [*a]\ninstances: *a\n"))
 	f.Add([]byte("instances: [{name: A, databases: [{name: D, <<: {queues: [{name: Q}]}}]}]\n"))
 	f.Add([]byte("instances: [{name: \"\\xff\\u0000\", databases: [{name: D}]}]\nexpect: [{metric: end_time, below: 9223372036s}]\n"))

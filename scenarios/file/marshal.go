@@ -41,7 +41,7 @@ func (f *Scenario) Marshal() ([]byte, error) {
 // sections are the top-level keys that begin a part of the file; Marshal puts a blank line
 // before each.
 var sections = []string{"instances:", "links:", "broker:", "workloads:", "readers:", "procedures:",
-	"external_activators:", "timeline:", "crashes:", "limits:", "expect:"}
+	"external_activators:", "timeline:", "crashes:", "fault_plan:", "limits:", "expect:"}
 
 // spaceSections puts a blank line before each section. A line that starts in column one
 // is a top-level key: the encoder indents everything else, block scalars included.
@@ -196,6 +196,7 @@ func (e *encoder) file(f *Scenario) *yaml.Node {
 	}
 	e.applications(m, cfg)
 	e.crashes(m, cfg.Crashes)
+	e.faultPlan(m, cfg.FaultPlan)
 	limits := newMap(true)
 	limits.duration("max_time", cfg.MaxTime)
 	limits.integer("max_events", int64(min(cfg.MaxEvents, 1<<63-1)))
@@ -420,5 +421,6 @@ func (e *encoder) broker(c model.Config) node {
 	}
 	m.duration("starvation_aging_step", c.StarvationAgingStep)
 	m.integer("starvation_aging_cap", int64(c.StarvationAgingCap))
+	e.defects(m, c.Defects)
 	return m
 }

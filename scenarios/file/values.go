@@ -243,19 +243,22 @@ func (m *mapping) sizeInt(key string, out *int) bool {
 
 // list calls item for each element of the list at key.
 func (m *mapping) list(key, what string, item func(i int, n *yaml.Node, path string)) {
-	v := m.get(key)
+	m.d.items(m.get(key), join(m.path, key), what, item)
+}
+
+// items calls item for each element of the list v at path; nil or null is an empty list.
+func (d *decoder) items(v *yaml.Node, path, what string, item func(i int, n *yaml.Node, path string)) {
 	if v == nil || isNull(v) {
 		return
 	}
-	path := join(m.path, key)
 	if v.Kind != yaml.SequenceNode {
-		m.d.errorf(v, path, "want a list of %s, got %s", what, describe(v))
+		d.errorf(v, path, "want a list of %s, got %s", what, describe(v))
 		return
 	}
 	for i, n := range v.Content {
 		p := index(path, i)
-		if n = m.d.resolve(n); n != nil {
-			m.d.pos[p] = n
+		if n = d.resolve(n); n != nil {
+			d.pos[p] = n
 			item(i, n, p)
 		}
 	}
