@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/sbsim/sbsim/scenarios/batch"
 	"github.com/sbsim/sbsim/scenarios/file"
 	"github.com/sbsim/sbsim/scenarios/gen"
+	"github.com/sbsim/sbsim/scenarios/shrink"
 )
 
 // Options say which seeds a check runs, and how.
@@ -29,7 +31,17 @@ type Options struct {
 	Swarm bool
 	// Workers is how many seeds run at once; 0 is GOMAXPROCS.
 	Workers int
+	// ShrinkRuns bounds the runs that shrink a seed that broke an invariant into a
+	// counterexample card (scenarios/shrink); 0 is DefaultShrinkRuns, negative does not
+	// shrink. CardDir is where the card's files go (card.txt, chart.svg,
+	// counterexample.yaml), in a folder per test and seed; empty is the system's temporary
+	// folder.
+	ShrinkRuns int
+	CardDir    string
 }
+
+// DefaultShrinkRuns bounds the shrinking of a failing seed.
+const DefaultShrinkRuns = 1000
 
 // SeedsVariable is the environment variable whose comma-separated seeds replace those of
 // every check: a failure's replay line sets it.
@@ -72,6 +84,8 @@ type failure struct {
 	rule, message string
 	records       []model.TraceRecord
 	expectations  []string
+	// violation says the run broke an invariant: shrinking makes a card of it.
+	violation bool
 }
 
 // chunkPerWorker is how many seeds a check hands batch.Map at once, per worker: the jobs of
@@ -124,12 +138,12 @@ func run(t testing.TB, d design, opts Options) {
 			}
 		}
 		if failed.Kept.failure != nil {
-			t.Fatal(d.report(t, failed.Seed, failed.Kept.failure, opts.Swarm))
+			t.Fatal(d.report(t, failed.Seed, failed.Kept.failure, opts.Swarm, opts))
 		}
 	}
 	if over != nil {
 		if f, seed := overSeedsFailure(over.Verdicts(), seeds); f != nil {
-			t.Fatal(d.report(t, seed, f, false))
+			t.Fatal(d.report(t, seed, f, false, opts))
 		}
 	}
 	t.Logf("sbsim: %s: %d seeds passed", d.name(), seeds.n)
@@ -180,7 +194,7 @@ func (d design) world(seed uint64, swarm bool) scenarios.Config {
 // not expect); else its first design finding.
 func (d design) judge(res *scenarios.Result, swarm bool) *failure {
 	if v := res.Violation; v != nil {
-		return &failure{rule: v.Rule, message: strings.SplitN(v.Error(), "\n", 2)[0], records: v.Records}
+		return &failure{rule: v.Rule, message: strings.SplitN(v.Error(), "\n", 2)[0], records: v.Records, violation: true}
 	}
 	if d.file == nil || swarm {
 		if len(res.Findings) == 0 {
@@ -213,7 +227,7 @@ func (d design) name() string {
 }
 
 // report is the message a failing seed fails the test with.
-func (d design) report(t testing.TB, seed uint64, f *failure, swarm bool) string {
+func (d design) report(t testing.TB, seed uint64, f *failure, swarm bool, opts Options) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "sbsim: %s, seed %d: %s failed\n%s\n", d.name(), seed, f.rule, f.message)
 	if swarm {
@@ -230,7 +244,36 @@ func (d design) report(t testing.TB, seed uint64, f *failure, swarm bool) string
 		}
 	}
 	b.WriteString(d.replay(t, seed, swarm))
+	if f.violation {
+		b.WriteString(d.card(t, seed, swarm, opts))
+	}
 	return b.String()
+}
+
+// card shrinks a seed that broke an invariant and returns its counterexample card, with
+// where its files are.
+func (d design) card(t testing.TB, seed uint64, swarm bool, opts Options) string {
+	if opts.ShrinkRuns < 0 {
+		return ""
+	}
+	runs := opts.ShrinkRuns
+	if runs == 0 {
+		runs = DefaultShrinkRuns
+	}
+	out, err := shrink.Shrink(batch.Judged(d.world(seed, swarm)), seed, shrink.Options{MaxRuns: runs})
+	if err != nil {
+		return fmt.Sprintf("\nno counterexample card: %v\n", err)
+	}
+	base := opts.CardDir
+	if base == "" {
+		base = filepath.Join(os.TempDir(), "sbsim-cards")
+	}
+	dir := filepath.Join(base, fmt.Sprintf("%s-seed-%d", strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()), seed))
+	card, err := out.WriteCard(dir)
+	if err != nil {
+		return fmt.Sprintf("\nno counterexample card: %v\n", err)
+	}
+	return fmt.Sprintf("\n%s\ncard, chart.svg and counterexample.yaml in %s\n", card, dir)
 }
 
 // replay is how to replay seed: the test, with SBSIM_SEEDS; the Go call; and for a file,

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/check"
 	"github.com/sbsim/sbsim/scenarios/file"
@@ -100,7 +101,9 @@ func brokenRetries(cfg scenarios.Config) scenarios.Config {
 // A design that breaks a rule fails on its first failing seed with the rule, the
 // checker's message, the records that led to it, and the lines that replay the seed.
 func TestSeedsFailsOnTheFirstFailingSeedWithTheRuleRecordsAndReplay(t *testing.T) {
-	r := checked(t, func(tb testing.TB) { check.Seeds(tb, brokenRetries(lossyWAN(t)), check.Options{N: 3, Workers: 2}) })
+	r := checked(t, func(tb testing.TB) {
+		check.Seeds(tb, brokenRetries(lossyWAN(t)), check.Options{ShrinkRuns: -1, N: 3, Workers: 2})
+	})
 	require.True(t, r.failed)
 	for _, want := range []string{`"lossy-wan", seed 1: INV-12 failed`, "INV-12 violated at t=", "messages undelivered",
 		"records that led to it, oldest first:", "replay: SBSIM_SEEDS=1 go test -run '^TestMyDesign$/^lossy$' .",
@@ -113,11 +116,13 @@ func TestSeedsFailsOnTheFirstFailingSeedWithTheRuleRecordsAndReplay(t *testing.T
 // SBSIM_SEEDS replaces the check's seeds: the replay line runs the failing seed alone.
 func TestSeedsVariableReplacesTheSeeds(t *testing.T) {
 	t.Setenv(check.SeedsVariable, "5, 6")
-	r := checked(t, func(tb testing.TB) { check.Seeds(tb, brokenRetries(lossyWAN(t)), check.Options{N: 100}) })
+	r := checked(t, func(tb testing.TB) {
+		check.Seeds(tb, brokenRetries(lossyWAN(t)), check.Options{ShrinkRuns: -1, N: 100})
+	})
 	require.True(t, r.failed)
 	assert.Contains(t, r.fatal, "seed 5: INV-12 failed")
 	t.Setenv(check.SeedsVariable, "x")
-	r = checked(t, func(tb testing.TB) { check.Seeds(tb, lossyWAN(t), check.Options{}) })
+	r = checked(t, func(tb testing.TB) { check.Seeds(tb, lossyWAN(t), check.Options{ShrinkRuns: -1}) })
 	assert.Contains(t, r.fatal, `SBSIM_SEEDS="x"`)
 }
 
@@ -125,7 +130,7 @@ func TestSeedsVariableReplacesTheSeeds(t *testing.T) {
 // seed alone, and the explore command that replays it.
 func TestSwarmFailurePrintsTheSeedsFaultMix(t *testing.T) {
 	r := checked(t, func(tb testing.TB) {
-		check.Seeds(tb, brokenRetries(lossyWAN(t)), check.Options{Seeds: []uint64{3}, Swarm: true})
+		check.Seeds(tb, brokenRetries(lossyWAN(t)), check.Options{ShrinkRuns: -1, Seeds: []uint64{3}, Swarm: true})
 	})
 	require.True(t, r.failed)
 	assert.Contains(t, r.fatal, "fault mix of the seed: faults until ")
@@ -146,9 +151,9 @@ func TestFileJudgesTheFilesExpectations(t *testing.T) {
 	require.NotEqual(t, string(text), broken)
 	require.NoError(t, os.WriteFile(bad, []byte(broken), 0o644))
 
-	r := checked(t, func(tb testing.TB) { check.File(tb, good, check.Options{N: 3}) })
+	r := checked(t, func(tb testing.TB) { check.File(tb, good, check.Options{ShrinkRuns: -1, N: 3}) })
 	require.False(t, r.failed, r.fatal)
-	r = checked(t, func(tb testing.TB) { check.File(tb, bad, check.Options{N: 3}) })
+	r = checked(t, func(tb testing.TB) { check.File(tb, bad, check.Options{ShrinkRuns: -1, N: 3}) })
 	require.True(t, r.failed)
 	assert.Contains(t, r.fatal, "seed 1: expectations failed")
 	assert.Contains(t, r.fatal, "FAILED: dialogs.ended")
@@ -159,14 +164,30 @@ func TestFileJudgesTheFilesExpectations(t *testing.T) {
 	require.NotEqual(t, string(text), strict)
 	over := filepath.Join(dir, "over.yaml")
 	require.NoError(t, os.WriteFile(over, []byte(strict), 0o644))
-	r = checked(t, func(tb testing.TB) { check.File(tb, over, check.Options{N: 3}) })
+	r = checked(t, func(tb testing.TB) { check.File(tb, over, check.Options{ShrinkRuns: -1, N: 3}) })
 	require.True(t, r.failed)
 	assert.Contains(t, r.fatal, "seed 1: expectations over the seeds failed")
 	assert.Contains(t, r.fatal, "FAILED: latency.p99 below 1ms in at least 90% of seeds (got 0 of 3 seeds")
 	// A swarm judges the invariants alone: the file's figures describe its own faults.
-	r = checked(t, func(tb testing.TB) { check.File(tb, over, check.Options{N: 3, Swarm: true}) })
+	r = checked(t, func(tb testing.TB) { check.File(tb, over, check.Options{ShrinkRuns: -1, N: 3, Swarm: true}) })
 	require.False(t, r.failed, r.fatal)
 
-	r = checked(t, func(tb testing.TB) { check.File(tb, filepath.Join(dir, "none.yaml"), check.Options{}) })
+	r = checked(t, func(tb testing.TB) { check.File(tb, filepath.Join(dir, "none.yaml"), check.Options{ShrinkRuns: -1}) })
 	assert.Contains(t, r.fatal, "none.yaml")
+}
+
+// A seed that breaks an invariant fails the test with its counterexample card, and the
+// card's files are in CardDir (issue 16 item 3).
+func TestAFailingSeedFailsWithItsCounterexampleCard(t *testing.T) {
+	cfg := lossyWAN(t)
+	cfg.Broker.Defects = model.DefectRedeliverDuplicates
+	dir := t.TempDir()
+	r := checked(t, func(tb testing.TB) { check.Seeds(tb, cfg, check.Options{N: 3, Workers: 2, CardDir: dir}) })
+	require.True(t, r.failed)
+	for _, want := range []string{"COUNTEREXAMPLE  INV-2", "shrunk from", "fault plan", "ledger of conversation", "sequence chart", "card, chart.svg and counterexample.yaml in " + dir} {
+		assert.Contains(t, r.fatal, want)
+	}
+	cards, err := filepath.Glob(filepath.Join(dir, "*", "card.txt"))
+	require.NoError(t, err)
+	assert.Len(t, cards, 1)
 }
