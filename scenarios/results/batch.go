@@ -162,9 +162,16 @@ func (b *BatchReport) Explored(name string, e batch.ExploredSeed, replay string)
 	} else if e.Failure != "" {
 		line.Reasons = append(line.Reasons, e.Failure)
 	}
-	b.add(line, name)
-	if e.Err != nil {
-		fmt.Fprintf(b.out, "      %s seed %d: %v\n        replay: %s\n", name, e.Seed, e.Err, replay)
+	b.explored(line)
+}
+
+// explored reports a line of an exploration's seeds.jsonl: written, counted, and printed
+// as Explored prints its seed, from the line alone, so that a merge of shards prints what
+// the one exploration did.
+func (b *BatchReport) explored(line SeedLine) {
+	b.add(line, line.Scenario)
+	if line.Error != "" {
+		fmt.Fprintf(b.out, "      %s seed %d: %s\n        replay: %s\n", line.Scenario, line.Seed, line.Error, line.Replay)
 	}
 	if !line.OK || b.verbose {
 		for _, f := range line.Faults {
