@@ -44,7 +44,8 @@ func Explore(ctx context.Context, stdout, stderr io.Writer, s *file.Scenario, o 
 	fmt.Fprint(stdout, exploreHeader(o.Arg, o.Seeds, o.Swarm, o.Shard))
 	m := ShardManifest{Command: "explore", Scenario: o.Arg, Overrides: overrideStrings(o.Overrides), ScenarioHash: s.Hash,
 		CodeVersion: CodeVersion(), Seeds: o.Seeds, Swarm: o.Swarm, Shard: o.Shard.String(), Index: o.Shard.Index,
-		Count: o.Shard.Count, FirstSeed: first, LastSeed: last, Rules: map[string]int{}, RequireMarks: batch.MarkNames(s.RequireMarks)}
+		Count: o.Shard.Count, FirstSeed: first, LastSeed: last, Rules: map[string]int{}, RequireMarks: batch.MarkNames(s.RequireMarks),
+		KeptSeeds: []uint64{}}
 	for e := range batch.Until(ctx, paired(batch.ExploreSeeds(s, first, last, o.Swarm, o.Workers, o.Progress))) {
 		m.add(e)
 		report.Explored(o.Arg, e, PinnedReplay(batch.ExploreReplay(o.Arg, o.Overrides, e.Seed, o.Swarm), s.Hash))
