@@ -62,45 +62,53 @@ func folderFiles(t *testing.T, dir string) map[string]string {
 }
 
 // Merge: shards run as processes, merged, byte-identical to the one-machine run. Each
-// shard of an exploration runs as a process of its own (as the pods of a Kubernetes
+// shard of an exploration (or of a check) runs as a process of its own (as the pods of a Kubernetes
 // Indexed Job do, one of them taking its index from JOB_COMPLETION_INDEX); simulate merge
 // of their folders writes every file the one exploration of all the seeds writes, byte for
 // byte (seeds.jsonl, the manifest, each kept failing seed's folder), prints the same report
 // and exits with the same code. The failing exploration keeps the first five failing seeds
-// overall, which its shards hold between them.
+// overall, which its shards hold between them; the failing check the first failing seed
+// of each scenario.
 func TestMergeOfShardsRunAsProcessesIsTheOneMachineRun(t *testing.T) {
 	bin, err := simulateBinary()
 	require.NoError(t, err)
 	broken := []string{"-set", "broker.retry_interval_min=1000h", "-set", "broker.retry_interval_max=1000h",
 		"-set", "broker.closed_target_retention=2001h", "-set", "liveness={within: 10m}"}
+	explore := func(seeds int, args ...string) []string {
+		return append([]string{"explore", "lossy-wan", "-seeds", fmt.Sprint(seeds), "-workers", "1"}, args...)
+	}
 	cases := []struct {
-		name   string
-		seeds  int
-		shards int
-		args   []string
-		code   int
-		heavy  bool
+		name    string
+		command []string
+		shards  int
+		code    int
+		heavy   bool
 	}{
-		{"passing, swarm", 30, 3, []string{"-swarm"}, results.ExitOK, false},
-		{"more shards than seeds", 2, 3, nil, results.ExitOK, false},
-		{"failing seeds kept across shards", 8, 4, append([]string{"-swarm"}, broken...), results.ExitFailed, true},
+		{"explore, passing, swarm", explore(30, "-swarm"), 3, results.ExitOK, false},
+		{"explore, more shards than seeds", explore(2), 3, results.ExitOK, false},
+		{"explore, failing seeds kept across shards", explore(8, append([]string{"-swarm"}, broken...)...), 4, results.ExitFailed, true},
+		{"check, passing", []string{"check", "lossy-wan", "poison-message", "-seeds", "3", "-workers", "1"}, 4, results.ExitOK, false},
+		// lossy-wan's statistical expectations are judged over seeds of two shards; each
+		// scenario's first failing seed is kept, from the shard that ran it
+		{"check, failing", []string{"check", "lossy-wan", "activation-burst", "-seeds", "2", "-workers", "1",
+			"-set", "broker.retry_interval_min=1000h", "-set", "broker.retry_interval_max=1000h",
+			"-set", "broker.closed_target_retention=2001h"}, 3, results.ExitFailed, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.heavy && testing.Short() {
 				t.Skip("the kept seeds' plots take seconds; not with -short")
 			}
-			explore := append([]string{"explore", "lossy-wan", "-seeds", fmt.Sprint(tc.seeds), "-workers", "1"}, tc.args...)
 			one, many := t.TempDir(), t.TempDir()
-			code, report := process(t, bin, one, nil, append(explore, "-out", "results")...)
+			code, report := process(t, bin, one, nil, append(tc.command, "-out", "results")...)
 			require.Equal(t, tc.code, code, report)
 
 			var dirs []string
 			for i := range tc.shards {
 				dir := fmt.Sprintf("shard-%d", i)
-				args, env := append(explore, "-shard", fmt.Sprintf("%d/%d", i, tc.shards), "-out", dir), []string(nil)
+				args, env := append(tc.command, "-shard", fmt.Sprintf("%d/%d", i, tc.shards), "-out", dir), []string(nil)
 				if i == tc.shards-1 { // as a pod of an Indexed Job
-					args, env = append(explore, "-shard", fmt.Sprintf("auto/%d", tc.shards), "-out", dir), []string{"JOB_COMPLETION_INDEX=" + fmt.Sprint(i)}
+					args, env = append(tc.command, "-shard", fmt.Sprintf("auto/%d", tc.shards), "-out", dir), []string{"JOB_COMPLETION_INDEX=" + fmt.Sprint(i)}
 				}
 				code, out := process(t, bin, many, env, args...)
 				require.Contains(t, []int{results.ExitOK, results.ExitFailed}, code, out)
@@ -116,8 +124,12 @@ func TestMergeOfShardsRunAsProcessesIsTheOneMachineRun(t *testing.T) {
 			for name, w := range want {
 				assert.Empty(t, firstDifference(w, got[name]), "%s byte for byte", name)
 			}
-			if tc.code == results.ExitFailed {
+			if tc.code == results.ExitFailed && tc.command[0] == "explore" {
 				assert.Contains(t, want, "seed-5/trace.jsonl", "the first five failing seeds are kept, across shards")
+			}
+			if tc.code == results.ExitFailed && tc.command[0] == "check" {
+				assert.Contains(t, want, "lossy-wan-seed-1/trace.jsonl", "each failing scenario's first failing seed is kept")
+				assert.Contains(t, want, "activation-burst-seed-2/trace.jsonl", "each failing scenario's first failing seed is kept")
 			}
 		})
 	}

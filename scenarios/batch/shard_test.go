@@ -100,3 +100,67 @@ func TestMarkTallyRoundTripsThroughJSON(t *testing.T) {
 	assert.Equal(t, all, a)
 	assert.Error(t, json.Unmarshal([]byte(`{"runs":1,"reached":{"no.such-mark":1}}`), &back))
 }
+
+// checkOutput is what a check yields, in order: each seed's result and each verdict.
+type checkOutput struct {
+	seeds    []SeedResult
+	verdicts []Verdict
+}
+
+func collect(seq func(yield func(SeedResult, *Verdict) bool)) checkOutput {
+	var out checkOutput
+	for r, v := range seq {
+		if v != nil {
+			out.verdicts = append(out.verdicts, *v)
+		} else {
+			out.seeds = append(out.seeds, r)
+		}
+	}
+	return out
+}
+
+// A check's shards record their runs (through JSON, as records.jsonl holds them), and the
+// scenarios judged again from every shard's records, in the order of the runs, give the
+// seed results and verdicts of the one check, the statistical expectations' running
+// figures and the marks included; each shard alone judges its own runs.
+func TestCheckRecordsOfTheShardsJudgeAsTheOneCheck(t *testing.T) {
+	targets := []Target{{Name: "lossy-wan", Scenario: library(t, "lossy-wan"), Seeds: 5},
+		{Name: "none", Scenario: library(t, "poison-message"), Seeds: 0},
+		{Name: "honor-priority-off", Scenario: library(t, "honor-priority-off"), Seeds: 3}}
+	want := collect(CheckSeeds(targets, 2, nil))
+	require.Len(t, want.seeds, 8)
+	require.Len(t, want.verdicts, 3)
+
+	var records []CheckRecord
+	shardSeeds := 0
+	for i := range 3 {
+		got := collect(CheckShard(targets, Shard{Index: i, Count: 3}, 2, nil, func(r CheckRecord) {
+			data, err := json.Marshal(r)
+			require.NoError(t, err)
+			var back CheckRecord
+			require.NoError(t, json.Unmarshal(data, &back))
+			records = append(records, back)
+		}))
+		shardSeeds += len(got.seeds)
+		first, last := Shard{Index: i, Count: 3}.Range(8)
+		assert.Len(t, got.seeds, int(last+1-first), "shard %d runs its runs", i)
+	}
+	assert.Equal(t, 8, shardSeeds)
+	next := 0
+	var err error
+	got := collect(CheckRecords(targets, func() (CheckRecord, error) {
+		next++
+		return records[next-1], nil
+	}, &err))
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+
+	// records out of order are refused
+	records[0], records[1] = records[1], records[0]
+	next = 0
+	collect(CheckRecords(targets, func() (CheckRecord, error) {
+		next++
+		return records[next-1], nil
+	}, &err))
+	assert.ErrorContains(t, err, "the record of run 2 is of lossy-wan seed 2, where run 1 is of lossy-wan")
+}

@@ -44,14 +44,14 @@ func Explore(ctx context.Context, stdout, stderr io.Writer, s *file.Scenario, o 
 	fmt.Fprint(stdout, exploreHeader(o.Arg, o.Seeds, o.Swarm, o.Shard))
 	m := ShardManifest{Command: "explore", Scenario: o.Arg, Overrides: overrideStrings(o.Overrides), ScenarioHash: s.Hash,
 		CodeVersion: CodeVersion(), Seeds: o.Seeds, Swarm: o.Swarm, Shard: o.Shard.String(), Index: o.Shard.Index,
-		Count: o.Shard.Count, FirstSeed: first, LastSeed: last, Rules: map[string]int{}, RequireMarks: batch.MarkNames(s.RequireMarks),
-		KeptSeeds: []uint64{}}
+		Count: o.Shard.Count, FirstSeed: first, LastSeed: last, Rules: map[string]int{}, Marks: &batch.MarkTally{},
+		RequireMarks: batch.MarkNames(s.RequireMarks)}
 	for e := range batch.Until(ctx, paired(batch.ExploreSeeds(s, first, last, o.Swarm, o.Workers, o.Progress))) {
 		m.add(e)
 		report.Explored(o.Arg, e, PinnedReplay(batch.ExploreReplay(o.Arg, o.Overrides, e.Seed, o.Swarm), s.Hash))
 	}
 	o.done()
-	exploreVerdict(stdout, report, o.Arg, m.Rules, &m.Marks, s.RequireMarks)
+	exploreVerdict(stdout, report, o.Arg, m.Rules, m.Marks, s.RequireMarks)
 	for _, seed := range m.KeptSeeds {
 		if ctx.Err() != nil {
 			break

@@ -24,7 +24,7 @@ import (
 // seeds.jsonl: what simulate merge needs to combine the shards into the one exploration.
 const ShardFile = "shard.json"
 
-// ShardManifest is shard.json: which exploration the shard is a part of (the scenario as
+// ShardManifest is shard.json: which exploration (or check) the shard is a part of (the scenario as
 // the command named it, its overrides, the hash of its text, the code, the seeds, swarm or
 // not), which part (shard i/n, its seeds), and what the verdict over all the seeds needs of
 // it beyond seeds.jsonl: the runs broken per rule, the marks the runs reached, and the
@@ -33,7 +33,7 @@ type ShardManifest struct {
 	Command      string   `json:"command"`
 	Scenario     string   `json:"scenario"`
 	Overrides    []string `json:"overrides"`
-	ScenarioHash string   `json:"scenario_hash"`
+	ScenarioHash string   `json:"scenario_hash,omitempty"`
 	CodeVersion  string   `json:"code_version"`
 	Seeds        int      `json:"seeds"`
 	Swarm        bool     `json:"swarm"`
@@ -43,11 +43,17 @@ type ShardManifest struct {
 	FirstSeed    uint64   `json:"first_seed"`
 	LastSeed     uint64   `json:"last_seed"`
 	// Runs is how many lines the shard wrote to seeds.jsonl: every one of its seeds.
-	Runs         int             `json:"runs"`
-	Rules        map[string]int  `json:"rules"`
-	Marks        batch.MarkTally `json:"marks"`
-	RequireMarks []string        `json:"require_marks"`
-	KeptSeeds    []uint64        `json:"kept_seeds"`
+	Runs         int              `json:"runs"`
+	Rules        map[string]int   `json:"rules,omitempty"`
+	Marks        *batch.MarkTally `json:"marks,omitempty"`
+	RequireMarks []string         `json:"require_marks,omitempty"`
+	KeptSeeds    []uint64         `json:"kept_seeds,omitempty"`
+	// For a check: the command's arguments, each scenario checked, and the folders
+	// NAME-seed-N of the failing seeds the shard kept. FirstSeed and LastSeed number its
+	// runs among the check's, from 1: each scenario's seeds, scenario after scenario.
+	Args        []string      `json:"args,omitempty"`
+	Targets     []ShardTarget `json:"targets,omitempty"`
+	KeptFolders []string      `json:"kept_folders,omitempty"`
 }
 
 // add counts one explored seed: its broken rule, its marks, and its seed among the kept
@@ -166,28 +172,45 @@ func sameExploration(first, s shardDir) error {
 		return differ("swarm", first.Swarm, s.Swarm)
 	case s.Count != first.Count:
 		return differ("the number of shards", first.Count, s.Count)
+	case !slices.Equal(s.Targets, first.Targets):
+		return differ("the scenarios", first.Targets, s.Targets)
 	}
 	return nil
 }
 
-// checkShard checks that a shard's manifest is one explore writes, its seeds those of its
-// index, and its seeds.jsonl whole: one line for each of its seeds, in order.
+// checkShard checks that a shard's manifest is one explore or check writes, its seeds (or
+// runs) those of its index, and its lines whole: one for each of its seeds, in order.
 func checkShard(s shardDir) error {
 	sh := batch.Shard{Index: s.Index, Count: s.Count}
 	first, last := sh.Range(s.Seeds)
-	switch {
-	case s.Command != "explore":
-		return fmt.Errorf("%s: a shard of %q: simulate merge combines explorations", s.dir, s.Command)
-	case s.Count < 1 || s.Index < 0 || s.Index >= s.Count || s.Shard != sh.String() || first != s.FirstSeed || last != s.LastSeed:
-		return fmt.Errorf("%s: %s is not one simulate explore -shard wrote", s.dir, ShardFile)
+	if s.Command == "check" {
+		first, last = sh.Range(checkRunsOf(s.Targets))
 	}
-	file, err := os.Open(filepath.Join(s.dir, SeedsFile))
+	switch {
+	case s.Command != "explore" && s.Command != "check":
+		return fmt.Errorf("%s: a shard of %q: simulate merge combines explorations and checks", s.dir, s.Command)
+	case s.Count < 1 || s.Index < 0 || s.Index >= s.Count || s.Shard != sh.String() || first != s.FirstSeed || last != s.LastSeed:
+		return fmt.Errorf("%s: %s is not one simulate %s -shard wrote", s.dir, ShardFile, s.Command)
+	}
+	if s.Command == "check" {
+		if err := checkKeys(filepath.Join(s.dir, RecordsFile), first, last, s.Shard, "run", func(r batch.CheckRecord) uint64 { return uint64(r.Run) }); err != nil {
+			return err
+		}
+		// its seeds.jsonl: one line per run, of the scenarios in the order of the runs
+		return checkKeys(filepath.Join(s.dir, SeedsFile), first, last, s.Shard, "run", func(SeedLine) uint64 { return 0 })
+	}
+	return checkKeys(filepath.Join(s.dir, SeedsFile), first, last, s.Shard, "seed", func(l SeedLine) uint64 { return l.Seed })
+}
+
+// checkKeys checks that the lines of path are first to last by key, one each, in order;
+// a key of 0 is not checked, only counted.
+func checkKeys[T any](path string, first, last uint64, shard, what string, key func(T) uint64) error {
+	r, err := openLines[T](path)
 	if err != nil {
 		return err
 	}
-	defer file.Close()
-	r := &lineReader{path: file.Name(), r: bufio.NewReaderSize(file, 1<<16)}
-	n, want := 0, first
+	defer r.close()
+	n, want := uint64(0), first
 	for {
 		ok, err := r.next()
 		if err != nil {
@@ -196,13 +219,13 @@ func checkShard(s shardDir) error {
 		if !ok {
 			break
 		}
-		if r.line.Seed != want || want > last {
-			return fmt.Errorf("%s: line %d is of seed %d, where shard %s has seed %d", r.path, n+1, r.line.Seed, s.Shard, want)
+		if k := key(r.value); (k != 0 && k != want) || want > last {
+			return fmt.Errorf("%s: line %d is of %s %d, where shard %s has %s %d", path, n+1, what, k, shard, what, want)
 		}
 		n, want = n+1, want+1
 	}
-	if n != s.Runs || want != last+1 {
-		return fmt.Errorf("%s: %d lines, where shard %s ran %d seeds (%d to %d)", r.path, n, s.Shard, last+1-first, first, last)
+	if want != last+1 {
+		return fmt.Errorf("%s: %d lines, where shard %s ran %d %ss (%d to %d)", path, n, shard, last+1-first, what, first, last)
 	}
 	return nil
 }
@@ -234,6 +257,9 @@ func Merge(ctx context.Context, stdout, stderr io.Writer, out string, dirs []str
 		return ExitUsage
 	}
 	m := shards[0].ShardManifest
+	if m.Command == "check" {
+		return mergeCheck(ctx, stdout, stderr, out, shards, verbose)
+	}
 	required := make([]model.Mark, 0, len(m.RequireMarks))
 	for _, name := range m.RequireMarks {
 		mark, ok := model.LookupMark(name)
@@ -256,12 +282,18 @@ func Merge(ctx context.Context, stdout, stderr io.Writer, out string, dirs []str
 		for rule, n := range s.Rules {
 			rules[rule] += n
 		}
-		marks.Merge(&s.Marks)
+		if s.Marks != nil {
+			marks.Merge(s.Marks)
+		}
 		for _, seed := range s.KeptSeeds {
 			kept = append(kept, keptIn{seed, s.dir})
 		}
 	}
-	if err := mergeLines(ctx, shards, report.explored); err != nil {
+	var paths []string
+	for _, s := range shards {
+		paths = append(paths, filepath.Join(s.dir, SeedsFile))
+	}
+	if err := eachMerged(ctx, paths, func(l SeedLine) uint64 { return l.Seed }, report.explored); err != nil {
 		fmt.Fprintf(stderr, "simulate merge: %v\n", err)
 		report.Close(m.Seeds, false, stderr)
 		return ExitNotWritten
@@ -285,56 +317,113 @@ func Merge(ctx context.Context, stdout, stderr io.Writer, out string, dirs []str
 	return report.Close(m.Seeds, ctx.Err() != nil, stderr)
 }
 
-// mergeLines hands each line of the shards' seeds.jsonl to f in seed order, whichever
-// seeds each shard ran (a heap of each shard's next line), and checks that they are the
-// seeds 1 to N, each once. It stops when ctx ends.
-func mergeLines(ctx context.Context, shards []shardDir, f func(SeedLine)) error {
-	var h lineHeap
-	for _, s := range shards {
-		file, err := os.Open(filepath.Join(s.dir, SeedsFile))
-		if err != nil {
-			return err
+// eachMerged hands f the lines of the files in the order of their keys, whichever keys
+// each file holds (a heap of each file's next line), and checks that the keys are 1, 2, 3,
+// ..., each once. It stops when ctx ends.
+func eachMerged[T any](ctx context.Context, paths []string, key func(T) uint64, f func(T)) error {
+	var err error
+	next, stop := pullMerged(paths, key, &err)
+	defer stop()
+	for ctx.Err() == nil {
+		v, ok := next()
+		if !ok {
+			break
 		}
-		defer file.Close()
-		r := &lineReader{path: file.Name(), r: bufio.NewReaderSize(file, 1<<16)}
-		if ok, err := r.next(); err != nil {
-			return err
-		} else if ok {
-			h = append(h, r)
-		}
+		f(v)
 	}
-	heap.Init(&h)
-	for want := uint64(1); len(h) > 0 && ctx.Err() == nil; want++ {
-		r := h[0]
-		if r.line.Seed != want {
-			return fmt.Errorf("%s: seed %d where the merge wants seed %d", r.path, r.line.Seed, want)
-		}
-		f(r.line)
-		if ok, err := r.next(); err != nil {
-			return err
-		} else if ok {
-			heap.Fix(&h, 0)
-		} else {
-			heap.Pop(&h)
-		}
-	}
-	return nil
+	return err
 }
 
-// lineReader reads a seeds.jsonl a line at a time; line is the last one read.
-type lineReader struct {
-	path string
-	r    *bufio.Reader
-	line SeedLine
+// pullMerged returns next, which returns the lines of the files in the order of their
+// keys, checked to be 1, 2, 3, ...; next returns false at the end or on an error, which
+// it sets in *errp. stop closes the files.
+func pullMerged[T any](paths []string, key func(T) uint64, errp *error) (next func() (T, bool), stop func()) {
+	h := &lineHeap[T]{key: key}
+	stop = func() {
+		for _, r := range h.readers {
+			r.close()
+		}
+	}
+	var zero T
+	for _, path := range paths {
+		r, err := openLines[T](path)
+		if err == nil {
+			var ok bool
+			if ok, err = r.next(); ok {
+				h.readers = append(h.readers, r)
+			} else {
+				r.close()
+			}
+		}
+		if err != nil {
+			*errp = err
+			return func() (T, bool) { return zero, false }, stop
+		}
+	}
+	heap.Init(h)
+	want := uint64(1)
+	return func() (T, bool) {
+		if len(h.readers) == 0 || *errp != nil {
+			return zero, false
+		}
+		r := h.readers[0]
+		v := r.value
+		if k := key(v); k != want {
+			*errp = fmt.Errorf("%s: %d where the merge wants %d", r.path, k, want)
+			return zero, false
+		}
+		want++
+		if ok, err := r.next(); err != nil {
+			*errp = err
+			return zero, false
+		} else if ok {
+			heap.Fix(h, 0)
+		} else {
+			r.close()
+			heap.Pop(h)
+		}
+		return v, true
+	}, stop
+}
+
+// pullRecords is pullMerged of the records of a check's shards, by run, for
+// batch.CheckRecords.
+func pullRecords(paths []string, errp *error) (next func() (batch.CheckRecord, error), stop func()) {
+	pull, stop := pullMerged(paths, func(r batch.CheckRecord) uint64 { return uint64(r.Run) }, errp)
+	return func() (batch.CheckRecord, error) {
+		r, ok := pull()
+		if !ok && *errp == nil {
+			*errp = errors.New("the shards' records end before the check's runs")
+		}
+		return r, *errp
+	}, stop
+}
+
+// lines reads a JSON Lines file a line at a time; value is the last one read.
+type lines[T any] struct {
+	path  string
+	file  *os.File
+	r     *bufio.Reader
+	value T
+}
+
+// openLines opens path for reading its lines.
+func openLines[T any](path string) (*lines[T], error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return &lines[T]{path: path, file: file, r: bufio.NewReaderSize(file, 1<<16)}, nil
 }
 
 // next reads the next line, and reports whether there was one.
-func (l *lineReader) next() (bool, error) {
+func (l *lines[T]) next() (bool, error) {
 	for {
 		raw, err := l.r.ReadBytes('\n')
 		if len(bytes.TrimSpace(raw)) > 0 {
-			l.line = SeedLine{}
-			if err := json.Unmarshal(raw, &l.line); err != nil {
+			var zero T
+			l.value = zero
+			if err := json.Unmarshal(raw, &l.value); err != nil {
 				return false, fmt.Errorf("%s: %w", l.path, err)
 			}
 			return true, nil
@@ -348,17 +437,24 @@ func (l *lineReader) next() (bool, error) {
 	}
 }
 
-// lineHeap orders the shards' readers by the seed of their next line.
-type lineHeap []*lineReader
+// close closes the file; twice is harmless.
+func (l *lines[T]) close() { l.file.Close() }
 
-func (h lineHeap) Len() int           { return len(h) }
-func (h lineHeap) Less(i, j int) bool { return h[i].line.Seed < h[j].line.Seed }
-func (h lineHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *lineHeap) Push(x any)        { *h = append(*h, x.(*lineReader)) }
-func (h *lineHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
+// lineHeap orders readers by the key of their next line.
+type lineHeap[T any] struct {
+	readers []*lines[T]
+	key     func(T) uint64
+}
+
+func (h *lineHeap[T]) Len() int { return len(h.readers) }
+func (h *lineHeap[T]) Less(i, j int) bool {
+	return h.key(h.readers[i].value) < h.key(h.readers[j].value)
+}
+func (h *lineHeap[T]) Swap(i, j int) { h.readers[i], h.readers[j] = h.readers[j], h.readers[i] }
+func (h *lineHeap[T]) Push(x any)    { h.readers = append(h.readers, x.(*lines[T])) }
+func (h *lineHeap[T]) Pop() any {
+	x := h.readers[len(h.readers)-1]
+	h.readers = h.readers[:len(h.readers)-1]
 	return x
 }
 

@@ -134,3 +134,48 @@ func TestMergeRefusesShardsThatAreNotOneExploration(t *testing.T) {
 	code, stderr := merge(filepath.Join(t.TempDir(), "merged"), a2, a0, a1)
 	assert.Equal(t, ExitOK, code, "the three shards merge: %s", stderr)
 }
+
+// A check's shards merge into the one check (its seeds.jsonl, and the verdicts printed);
+// a shard of an exploration does not merge with a check's, and a scenario file changed
+// after its shards ran is refused: the merge judges the scenarios again, and would judge
+// another text.
+func TestMergeOfACheckJudgesTheScenariosTheShardsRan(t *testing.T) {
+	root := t.TempDir()
+	text, err := file.LibraryText("poison-message")
+	require.NoError(t, err)
+	path := filepath.Join(root, "mine.yaml")
+	require.NoError(t, os.WriteFile(path, text, 0o644))
+	check := func(out string, shard batch.Shard) string {
+		var stdout bytes.Buffer
+		o := CheckOptions{Args: []string{"lossy-wan", path}, Seeds: 3, Shard: shard, BatchOptions: BatchOptions{Out: out, Workers: 1}}
+		require.Equal(t, ExitOK, Check(context.Background(), &stdout, io.Discard, o), stdout.String())
+		return stdout.String()
+	}
+	whole := check(filepath.Join(root, "whole"), batch.Shard{})
+	var dirs []string
+	for i := range 4 {
+		dirs = append(dirs, filepath.Join(root, fmt.Sprint("shard-", i)))
+		check(dirs[i], batch.Shard{Index: i, Count: 4})
+	}
+	out := filepath.Join(root, "merged")
+	var stdout bytes.Buffer
+	require.Equal(t, ExitOK, Merge(context.Background(), &stdout, io.Discard, out, dirs, false))
+	assert.Equal(t, whole, stdout.String())
+	want, err := os.ReadFile(filepath.Join(root, "whole", SeedsFile))
+	require.NoError(t, err)
+	got, err := os.ReadFile(filepath.Join(out, SeedsFile))
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(got))
+	assert.NoFileExists(t, filepath.Join(out, RecordsFile))
+
+	explored := filepath.Join(root, "explored")
+	exploreShard(t, explored, 3, false, batch.Shard{Index: 1, Count: 4})
+	code, stderr := merge(filepath.Join(t.TempDir(), "merged"), dirs[0], explored, dirs[2], dirs[3])
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, stderr, "is of the command check, "+explored+" of explore")
+
+	require.NoError(t, os.WriteFile(path, append([]byte("# changed\n"), text...), 0o644))
+	code, stderr = merge(filepath.Join(t.TempDir(), "merged"), dirs...)
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, stderr, path+" is not the scenario the shards checked (its text ")
+}
