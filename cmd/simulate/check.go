@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/sbsim/sbsim/scenarios/batch"
 	"github.com/sbsim/sbsim/scenarios/results"
 )
 
@@ -21,6 +20,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	verbose := fs.Bool("v", false, "print every seed as it finishes, not only those that fail")
 	determinism := fs.Bool("check-determinism", false, results.DeterminismUsage)
 	sets := overridesFlag(fs)
+	shard := shardFlag(fs)
 	pos, code, done := parseInterleaved(fs, args, stdout)
 	if done {
 		return code
@@ -33,32 +33,8 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "simulate check: -seeds must be 0 or more and -workers 1 or more")
 		return results.ExitUsage
 	}
-	targets, total, err := batch.Targets(pos, *sets, *seeds)
-	if err != nil {
-		fmt.Fprintf(stderr, "simulate: %v\n", err)
-		return results.ExitUsage
-	}
-	replay := results.CheckReplay(targets, *sets)
-	report, err := results.NewBatchReport(stdout, results.BatchDir(*out, "check", pos[0]), *verbose)
-	if err != nil {
-		fmt.Fprintf(stderr, "simulate: %v\n", err)
-		return results.ExitNotWritten
-	}
-	tick, finish := progress(stderr, total, "checking")
-	for r, v := range batch.Until(ctx, batch.CheckSeeds(targets, *nworkers, tick)) {
-		if v == nil {
-			report.Seed(r, replay(r.Name, r.Seed))
-			continue
-		}
-		report.Verdict(*v, func(seed uint64) string { return replay(r.Name, seed) })
-	}
-	finish()
-	report.KeepFailingSeeds(ctx, stderr, *sets)
-	code = report.Close(total, ctx.Err() != nil, stderr)
-	if *determinism && code != results.ExitInterrupted {
-		tick, finish := progress(stderr, 2*total, "checking determinism")
-		code = results.Worst(code, results.CheckDeterminism(ctx, targets, *sets, *nworkers, tick, stdout, stderr))
-		finish()
-	}
-	return code
+	o := results.CheckOptions{Args: pos, Overrides: *sets, Seeds: *seeds, Shard: *shard, Determinism: *determinism,
+		Bar:          func(n int, what string) (func(), func()) { return progress(stderr, n, what) },
+		BatchOptions: results.BatchOptions{Out: *out, Workers: *nworkers, Verbose: *verbose}}
+	return results.Check(ctx, stdout, stderr, o)
 }

@@ -23,6 +23,7 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	verbose := fs.Bool("v", false, "print every seed and its faults as it finishes, not only those that fail")
 	quiet := fs.Bool("q", false, "with -seed, print only the replay line, the faults and the verdict")
 	sets := overridesFlag(fs)
+	shard := shardFlag(fs)
 	pos, code, done := parseInterleaved(fs, args, stdout)
 	if done {
 		return code
@@ -35,6 +36,9 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return results.ExitUsage
 	case *seeds < 1 || *nworkers < 1:
 		fmt.Fprintln(stderr, "simulate explore: -seeds and -workers must be 1 or more")
+		return results.ExitUsage
+	case seedSet && shard.Sharded():
+		fmt.Fprintln(stderr, "simulate explore: -shard splits the seeds of -seeds N: not with -seed")
 		return results.ExitUsage
 	case *trace && (!seedSet || *out == ""):
 		fmt.Fprintln(stderr, "simulate explore: -trace writes trace.jsonl of one seed: give -seed and -out")
@@ -50,7 +54,7 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return results.ExitUsage
 	}
 	tick, finish := progress(stderr, *seeds, "exploring")
-	o := results.ExploreOptions{Arg: pos[0], Overrides: *sets, Seeds: *seeds, Swarm: *swarm,
+	o := results.ExploreOptions{Arg: pos[0], Overrides: *sets, Seeds: *seeds, Swarm: *swarm, Shard: *shard,
 		BatchOptions: results.BatchOptions{Out: *out, Workers: *nworkers, Verbose: *verbose, Progress: tick, Done: finish}}
 	return results.Explore(ctx, stdout, stderr, s, o)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/sbsim/sbsim/scenarios/batch"
 	"github.com/sbsim/sbsim/scenarios/file"
 )
 
@@ -78,6 +79,16 @@ func open(arg string, overrides []file.Override) (*file.Scenario, error) {
 		return nil, err
 	}
 	return s.With(overrides...)
+}
+
+// shardFlag adds -shard i/n (or auto/n, i from a Kubernetes Indexed Job's index) to fs.
+func shardFlag(fs *flag.FlagSet) *batch.Shard {
+	var s batch.Shard
+	fs.Func("shard", batch.ShardUsage, func(v string) (err error) {
+		s, err = batch.ParseShard(v, os.Getenv(batch.ShardIndexVariable))
+		return err
+	})
+	return &s
 }
 
 // progress returns a progress bar on stderr when it is a terminal, else nothing.

@@ -76,11 +76,14 @@ func subcommands() []subcommand {
 	return []subcommand{
 		{"run", "FILE|NAME [-seed N] [-set key=value ...] [-out DIR] [-trace] [-q|-v] [-check-determinism]", "run a scenario once, print its report, and write its results",
 			"  simulate run lossy-wan -seed 7\n  simulate run my-design.yaml -out results/ -trace\n  simulate run lossy-wan -set broker.retry_interval_min=1s\n", cmdRun},
-		{"check", "FILE...|all [-seeds N] [-set key=value ...] [-out DIR] [-workers N] [-v] [-check-determinism]", "run scenarios over many seeds and report their invariants and expectations",
-			"  simulate check all -seeds 5\n  simulate check my-design.yaml -seeds 100\n", cmdCheck},
-		{"explore", "FILE|NAME [-seeds N] [-swarm] [-seed N [-trace] [-q]] [-set key=value ...] [-out DIR] [-workers N] [-v]",
+		{"check", "FILE...|all [-seeds N] [-set key=value ...] [-shard i/n|auto/n] [-out DIR] [-workers N] [-v] [-check-determinism]", "run scenarios over many seeds and report their invariants and expectations",
+			"  simulate check all -seeds 5\n  simulate check my-design.yaml -seeds 100\n  simulate check all -seeds 100 -shard 0/4 -out shard-0/\n", cmdCheck},
+		{"explore", "FILE|NAME [-seeds N] [-swarm] [-shard i/n|auto/n] [-seed N [-trace] [-q]] [-set key=value ...] [-out DIR] [-workers N] [-v]",
 			"run a scenario's invariants over many seeds, a fault mix drawn for each, then the liveness phase",
-			"  simulate explore lossy-wan -seeds 1000\n  simulate explore my-design.yaml -seeds 10000 -swarm\n  simulate explore lossy-wan -seed 17 -out results/ -trace\n", cmdExplore},
+			"  simulate explore lossy-wan -seeds 1000\n  simulate explore my-design.yaml -seeds 10000 -swarm\n  simulate explore lossy-wan -seed 17 -out results/ -trace\n" +
+				"  simulate explore lossy-wan -seeds 1000000 -swarm -shard 3/100 -out shard-3/\n", cmdExplore},
+		{"merge", "-out DIR [-v] SHARD_DIR...", "combine the shards of an exploration or a check (-shard i/n) into the results of the one run of all its seeds",
+			"  simulate merge -out results/ shard-0/ shard-1/ shard-2/\n", cmdMerge},
 		{"recheck", "DIR|trace.jsonl", "run every invariant checker over a saved trace, and compare the verdict with the run's summary.json",
 			"  simulate run lossy-wan -seed 1 -out results/ -trace\n  simulate recheck results/\n", cmdRecheck},
 		{"sweep", "FILE|NAME -set key=v1,v2,... [-set ...] [-seeds N] [-out DIR] [-workers N] [-v]",

@@ -125,7 +125,14 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{"-set without a value", []string{"run", "lossy-wan", "-set", "broker"}, `want key=value, got "broker"`},
 		{"-set of an unknown key", []string{"run", "lossy-wan", "-set", "broker.nope=1"}, `unknown key "nope"`},
 		{"-trace without -out", []string{"run", "lossy-wan", "-trace"}, "give -out too"},
+		{"-shard not i/n", []string{"explore", "lossy-wan", "-shard", "3"}, `invalid value "3" for flag -shard: want i/n`},
+		{"-shard past the shards", []string{"explore", "lossy-wan", "-shard", "3/3"}, `the shard's index "3": want a whole number from 0 to 2`},
+		{"-shard auto without its index", []string{"explore", "lossy-wan", "-shard", "auto/4"}, "JOB_COMPLETION_INDEX is not set"},
+		{"-shard with -seed", []string{"explore", "lossy-wan", "-seed", "1", "-shard", "0/2"}, "not with -seed"},
+		{"check -shard with -check-determinism", []string{"check", "lossy-wan", "-shard", "0/2", "-check-determinism"}, "not with -shard"},
+		{"merge without -out", []string{"merge", "shard-0"}, "want -out DIR"},
 	}
+	t.Setenv("JOB_COMPLETION_INDEX", "") // as outside a Kubernetes Indexed Job
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runCommand(tc.args...)

@@ -91,44 +91,110 @@ func Check(targets []Target, workers int, progress func()) iter.Seq[Verdict] {
 // CheckSeeds is Check that also yields each seed's result as soon as it and the seeds
 // before it finished: the seeds of a target (with a nil verdict), then its verdict.
 func CheckSeeds(targets []Target, workers int, progress func()) iter.Seq2[SeedResult, *Verdict] {
+	return CheckShard(targets, Shard{}, workers, progress, nil)
+}
+
+// CheckShard is CheckSeeds over the runs of a shard of the check: Shard.Range of all its
+// runs, numbered in their order (each target's seeds, target after target). A target gets
+// a verdict over those of its seeds the shard runs, when it runs any. record, when not nil,
+// is given each run's CheckRecord as its result is yielded, for CheckRecords to judge the
+// targets again over the runs of every shard.
+func CheckShard(targets []Target, shard Shard, workers int, progress func(), record func(CheckRecord)) iter.Seq2[SeedResult, *Verdict] {
 	return func(yield func(SeedResult, *Verdict) bool) {
+		first, last := shard.Range(checkRuns(targets))
 		var jobs []Job
 		var owner []*file.Scenario // the scenario of each job
+		run := 0
 		for _, tg := range targets {
 			for s := 1; s <= tg.Seeds; s++ {
-				jobs = append(jobs, Job{Config: Judged(tg.Scenario.Config), Seed: uint64(s)})
-				owner = append(owner, tg.Scenario)
+				if run++; uint64(run) >= first && uint64(run) <= last {
+					jobs = append(jobs, Job{Config: Judged(tg.Scenario.Config), Seed: uint64(s)})
+					owner = append(owner, tg.Scenario)
+				}
 			}
 		}
 		keep := func(i int, res *scenarios.Result) runJudgement { return judgeRun(owner[i], res) }
 		next, stop := iter.Pull(Map(jobs, workers, keep, progress))
 		defer stop()
-		for _, tg := range targets {
-			v := Verdict{Name: tg.Name, Seeds: tg.Seeds}
-			over := NewOverSeeds(tg.Scenario)
-			for range tg.Seeds {
-				o, _ := next()
-				switch {
-				case o.Err != nil && v.Err == nil:
-					v.Err, v.ErrSeed = fmt.Errorf("%s seed %d: %w", tg.Name, o.Seed, o.Err), o.Seed
-				case o.Err == nil && len(o.Kept.reasons) > 0:
-					v.Failures = append(v.Failures, SeedFailure{Seed: o.Seed, Reasons: o.Kept.reasons})
-				}
-				if !yield(newSeedResult(tg.Name, o), nil) {
-					return
-				}
-				over.Add(o.Seed, o.Kept.samples)
-				if o.Err == nil {
-					v.Marks.Add(&o.Kept.marks)
-				}
+		judgeRuns(targets, first, last, func(run int, name string) (Outcome[runJudgement], bool) {
+			o, ok := next()
+			if ok && record != nil {
+				record(recordOf(run, name, o))
 			}
-			if v.Err == nil {
-				v.OverSeeds = over.Verdicts()
-				v.MissingMarks = v.Marks.Missing(tg.Scenario.RequireMarks)
+			return o, ok
+		}, yield)
+	}
+}
+
+// CheckRecords judges the targets as CheckSeeds does, from the records of their runs
+// (CheckShard's, of every shard, in the order of the runs) instead of running them: the
+// same seed results and verdicts. next returns the next record; a record that is not of
+// the run wanted, or next's error, ends the iteration, and *errp says why.
+func CheckRecords(targets []Target, next func() (CheckRecord, error), errp *error) iter.Seq2[SeedResult, *Verdict] {
+	return func(yield func(SeedResult, *Verdict) bool) {
+		judgeRuns(targets, 1, uint64(checkRuns(targets)), func(run int, name string) (Outcome[runJudgement], bool) {
+			r, err := next()
+			if err == nil && (r.Run != run || r.Scenario != name) {
+				err = fmt.Errorf("the record of run %d is of %s seed %d, where run %d is of %s", r.Run, r.Scenario, r.Seed, run, name)
 			}
-			if !yield(SeedResult{Name: tg.Name}, &v) {
+			if err != nil {
+				*errp = err
+				return Outcome[runJudgement]{}, false
+			}
+			return r.outcome(), true
+		}, yield)
+	}
+}
+
+// checkRuns is how many runs a check of the targets makes.
+func checkRuns(targets []Target) int {
+	n := 0
+	for _, tg := range targets {
+		n += tg.Seeds
+	}
+	return n
+}
+
+// judgeRuns yields the seed results of the runs first to last (numbered from 1 over the
+// targets' seeds), each outcome from next, and each target's verdict over those of its
+// seeds among them. It stops when next has no outcome.
+func judgeRuns(targets []Target, first, last uint64, next func(run int, name string) (Outcome[runJudgement], bool), yield func(SeedResult, *Verdict) bool) {
+	run := 0
+	for _, tg := range targets {
+		v := Verdict{Name: tg.Name}
+		over := NewOverSeeds(tg.Scenario)
+		for range tg.Seeds {
+			if run++; uint64(run) < first || uint64(run) > last {
+				continue
+			}
+			o, ok := next(run, tg.Name)
+			if !ok {
 				return
 			}
+			v.Seeds++
+			switch {
+			case o.Err != nil && v.Err == nil:
+				v.Err, v.ErrSeed = fmt.Errorf("%s seed %d: %w", tg.Name, o.Seed, o.Err), o.Seed
+			case o.Err == nil && len(o.Kept.reasons) > 0:
+				v.Failures = append(v.Failures, SeedFailure{Seed: o.Seed, Reasons: o.Kept.reasons})
+			}
+			if !yield(newSeedResult(tg.Name, o), nil) {
+				return
+			}
+			over.Add(o.Seed, o.Kept.samples)
+			if o.Err == nil {
+				v.Marks.Add(&o.Kept.marks)
+			}
+		}
+		if v.Seeds == 0 && tg.Seeds > 0 {
+			continue // none of its seeds in the shard
+		}
+		if v.Err == nil {
+			v.OverSeeds = over.Verdicts()
+			v.MissingMarks = v.Marks.Missing(tg.Scenario.RequireMarks)
+		}
+		if !yield(SeedResult{Name: tg.Name}, &v) {
+			return
 		}
 	}
 }

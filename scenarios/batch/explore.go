@@ -33,10 +33,19 @@ func (s ExploredSeed) OK() bool { return s.Err == nil && s.Failure == "" }
 // and yields each seed's outcome in seed order. Only the outcomes are kept: memory does
 // not grow with n.
 func Explore(s *file.Scenario, n int, swarm bool, workers int, progress func()) iter.Seq[ExploredSeed] {
+	return ExploreSeeds(s, 1, uint64(n), swarm, workers, progress)
+}
+
+// ExploreSeeds is Explore on the seeds first to last (none when first > last): a shard of
+// an exploration (Shard.Range), whose seeds are the same runs as in the whole one.
+func ExploreSeeds(s *file.Scenario, first, last uint64, swarm bool, workers int, progress func()) iter.Seq[ExploredSeed] {
 	return func(yield func(ExploredSeed) bool) {
+		if first > last {
+			return
+		}
 		base := Judged(s.Config)
-		mixOf := func(i int) scenarios.FaultMix { return scenarios.DrawFaultMix(&base, uint64(i+1), swarm) }
-		job := func(i int) Job { return Job{Config: mixOf(i).Apply(base), Seed: uint64(i + 1)} }
+		mixOf := func(i int) scenarios.FaultMix { return scenarios.DrawFaultMix(&base, first+uint64(i), swarm) }
+		job := func(i int) Job { return Job{Config: mixOf(i).Apply(base), Seed: first + uint64(i)} }
 		keep := func(i int, res *scenarios.Result) ExploredSeed {
 			e := ExploredSeed{Events: res.Events, Stop: res.StopReason, Findings: res.FindingCount, Marks: res.Marks}
 			if v := res.Violation; v != nil { // a run stopped on a limit with messages undelivered fails INV-12
@@ -44,7 +53,7 @@ func Explore(s *file.Scenario, n int, swarm bool, workers int, progress func()) 
 			}
 			return e
 		}
-		for o := range mapJobs(n, job, workers, keptAheadPerWorker, keep, progress) {
+		for o := range mapJobs(int(last-first+1), job, workers, keptAheadPerWorker, keep, progress) {
 			e := o.Kept
 			e.Seed, e.Mix, e.Err = o.Seed, mixOf(o.Index), o.Err
 			if !yield(e) {

@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -37,6 +38,42 @@ func (t *MarkTally) Merge(o *MarkTally) {
 	for i := range t.reached {
 		t.reached[i] += o.reached[i]
 	}
+}
+
+// markTallyJSON is a MarkTally as JSON: the runs, and per mark name the runs that reached
+// it (those no run reached left out).
+type markTallyJSON struct {
+	Runs    int            `json:"runs"`
+	Reached map[string]int `json:"reached"`
+}
+
+// MarshalJSON writes the tally, for a shard of an exploration to hand to the merge.
+func (t MarkTally) MarshalJSON() ([]byte, error) {
+	j := markTallyJSON{Runs: t.runs, Reached: map[string]int{}}
+	for m := range model.Mark(model.NumMarks) {
+		if t.reached[m] > 0 {
+			j.Reached[m.Name()] = t.reached[m]
+		}
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads a tally MarshalJSON wrote; a mark name this code does not know is an
+// error (a shard of other code).
+func (t *MarkTally) UnmarshalJSON(data []byte) error {
+	var j markTallyJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	*t = MarkTally{runs: j.Runs}
+	for name, n := range j.Reached {
+		m, ok := model.LookupMark(name)
+		if !ok {
+			return fmt.Errorf("unknown mark %q", name)
+		}
+		t.reached[m] = n
+	}
+	return nil
 }
 
 // Runs returns how many runs the tally counted.

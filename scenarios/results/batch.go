@@ -162,9 +162,16 @@ func (b *BatchReport) Explored(name string, e batch.ExploredSeed, replay string)
 	} else if e.Failure != "" {
 		line.Reasons = append(line.Reasons, e.Failure)
 	}
-	b.add(line, name)
-	if e.Err != nil {
-		fmt.Fprintf(b.out, "      %s seed %d: %v\n        replay: %s\n", name, e.Seed, e.Err, replay)
+	b.explored(line)
+}
+
+// explored reports a line of an exploration's seeds.jsonl: written, counted, and printed
+// as Explored prints its seed, from the line alone, so that a merge of shards prints what
+// the one exploration did.
+func (b *BatchReport) explored(line SeedLine) {
+	b.add(line, line.Scenario)
+	if line.Error != "" {
+		fmt.Fprintf(b.out, "      %s seed %d: %s\n        replay: %s\n", line.Scenario, line.Seed, line.Error, line.Replay)
 	}
 	if !line.OK || b.verbose {
 		for _, f := range line.Faults {
@@ -222,22 +229,27 @@ type failingSeed struct {
 	seed uint64
 }
 
-// KeepFailingSeeds runs the first failing seed of each of the first KeptFailingSeeds
-// scenarios that failed again, into a folder NAME-seed-N of the check's folder each, as
-// simulate run NAME -seed N -out DIR -trace writes it, and says where: results, trace and
-// replay.sh of a failure, which simulate recheck reads. Call it before Close.
-func (b *BatchReport) KeepFailingSeeds(ctx context.Context, stderr io.Writer, overrides []file.Override) {
+// KeepFailingSeeds keeps the first failing seed of each of the first limit scenarios
+// that failed, in a folder NAME-seed-N of the check's folder each, which keep writes (a
+// check runs the seed again into it, as simulate run NAME -seed N -out DIR -trace writes
+// it; a merge copies it from its shard), and says where: results, trace and replay.sh of a
+// failure, which simulate recheck reads. It returns the names of the folders kept. Call it
+// before Close.
+func (b *BatchReport) KeepFailingSeeds(ctx context.Context, stderr io.Writer, limit int, keep func(name string, seed uint64, out string) bool) []string {
+	kept := []string{}
 	for i, f := range b.failing {
-		if i == KeptFailingSeeds || ctx.Err() != nil {
-			return
+		if i == limit || ctx.Err() != nil {
+			break
 		}
-		out := filepath.Join(b.Folder.Dir(), fmt.Sprintf("%s-seed-%d", strings.TrimSuffix(filepath.Base(f.name), ".yaml"), f.seed))
-		ro := RunOptions{Arg: f.name, Overrides: overrides, Seed: f.seed, Out: out, Trace: true, Quiet: true}
-		if code := RunOne(ctx, io.Discard, stderr, ro); code == ExitNotWritten || code == ExitUsage || code == ExitInterrupted {
+		folder := fmt.Sprintf("%s-seed-%d", strings.TrimSuffix(filepath.Base(f.name), ".yaml"), f.seed)
+		out := filepath.Join(b.Folder.Dir(), folder)
+		if !keep(f.name, f.seed, out) {
 			continue
 		}
+		kept = append(kept, folder)
 		fmt.Fprintf(b.out, "      %s seed %d: its results and trace are in %s (simulate recheck %s)\n", f.name, f.seed, out, out)
 	}
+	return kept
 }
 
 // Close closes seeds.jsonl and the folder, says where it is and how many of total runs

@@ -1,7 +1,6 @@
 package results
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/batch"
 	"github.com/sbsim/sbsim/scenarios/file"
@@ -17,71 +17,89 @@ import (
 )
 
 // ExploreOptions are what an exploration runs (simulate explore): the scenario as the
-// command line named it (Arg, with its Overrides, for the replay lines), seeds 1 to Seeds,
-// swarm or not, as the batch options say (seeds.jsonl in Out, by default
-// sbsim-results/explore-NAME).
+// command line named it (Arg, with its Overrides, for the replay lines), seeds 1 to Seeds
+// (or the Shard of them), swarm or not, as the batch options say (seeds.jsonl in Out, by
+// default sbsim-results/explore-NAME).
 type ExploreOptions struct {
 	Arg       string
 	Overrides []file.Override
 	Seeds     int
 	Swarm     bool
+	// Shard, when set, runs only its seeds (batch.Shard.Range) and writes shard.json
+	// beside seeds.jsonl, for simulate merge.
+	Shard batch.Shard
 	BatchOptions
 }
 
 // Explore explores s (batch.Explore): each failing seed printed to stdout as it finishes,
 // its faults under it, each seed a line of seeds.jsonl, then the verdict over the seeds. It
 // returns the exit code: ExitFailed when a seed failed, ExitInterrupted when ctx ended it.
+// A shard explores its seeds as the whole exploration would, and writes what a merge needs
+// in shard.json (ShardManifest).
 func Explore(ctx context.Context, stdout, stderr io.Writer, s *file.Scenario, o ExploreOptions) int {
 	report, err := NewBatchReport(stdout, BatchDir(o.Out, "explore", o.Arg), o.Verbose)
 	if err != nil {
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
 		return ExitNotWritten
 	}
-	mode := "every kind of fault drawn for each seed"
-	if o.Swarm {
-		mode = "swarm: each kind of fault on about half the seeds"
-	}
-	fmt.Fprintf(stdout, "exploring %s over seeds 1 to %d, a fault mix drawn for each (%s), then the liveness phase\n",
-		o.Arg, o.Seeds, mode)
-	rules := map[string]int{}
-	var marks batch.MarkTally
-	var kept []uint64 // the failing seeds whose runs the folder keeps
-	for e := range batch.Until(ctx, paired(batch.Explore(s, o.Seeds, o.Swarm, o.Workers, o.Progress))) {
-		if !e.OK() {
-			rules[cmp.Or(e.Rule, "an error")]++
-			if e.Err == nil && len(kept) < KeptFailingSeeds {
-				kept = append(kept, e.Seed)
-			}
-		}
-		if e.Err == nil {
-			marks.Add(&e.Marks)
-		}
+	first, last := o.Shard.Range(o.Seeds)
+	fmt.Fprint(stdout, exploreHeader(o.Arg, o.Seeds, o.Swarm, o.Shard))
+	m := ShardManifest{Command: "explore", Scenario: o.Arg, Overrides: overrideStrings(o.Overrides), ScenarioHash: s.Hash,
+		CodeVersion: CodeVersion(), Seeds: o.Seeds, Swarm: o.Swarm, Shard: o.Shard.String(), Index: o.Shard.Index,
+		Count: o.Shard.Count, FirstSeed: first, LastSeed: last, Rules: map[string]int{}, Marks: &batch.MarkTally{},
+		RequireMarks: batch.MarkNames(s.RequireMarks)}
+	for e := range batch.Until(ctx, paired(batch.ExploreSeeds(s, first, last, o.Swarm, o.Workers, o.Progress))) {
+		m.add(e)
 		report.Explored(o.Arg, e, PinnedReplay(batch.ExploreReplay(o.Arg, o.Overrides, e.Seed, o.Swarm), s.Hash))
 	}
 	o.done()
-	missing := marks.Missing(s.RequireMarks)
+	exploreVerdict(stdout, report, o.Arg, m.Rules, m.Marks, s.RequireMarks)
+	for _, seed := range m.KeptSeeds {
+		if ctx.Err() != nil {
+			break
+		}
+		keepSeed(ctx, stdout, stderr, report.Folder.Dir(), s, o, seed)
+	}
+	if o.Shard.Sharded() && ctx.Err() == nil {
+		m.Runs = report.Runs
+		m.write(report)
+	}
+	return report.Close(o.Seeds, ctx.Err() != nil, stderr)
+}
+
+// exploreHeader is the first line an exploration prints: of all its seeds, or of a shard's.
+func exploreHeader(arg string, seeds int, swarm bool, shard batch.Shard) string {
+	mode := "every kind of fault drawn for each seed"
+	if swarm {
+		mode = "swarm: each kind of fault on about half the seeds"
+	}
+	which := fmt.Sprintf("seeds 1 to %d", seeds)
+	if first, last := shard.Range(seeds); shard.Sharded() {
+		which = fmt.Sprintf("seeds %d to %d, shard %s of seeds 1 to %d", first, last, shard, seeds)
+	}
+	return fmt.Sprintf("exploring %s over %s, a fault mix drawn for each (%s), then the liveness phase\n", arg, which, mode)
+}
+
+// exploreVerdict prints an exploration's verdict over its seeds: PASS, or FAIL with the
+// rules broken and on how many seeds (rules), or the marks required that no seed reached;
+// then what the marks say.
+func exploreVerdict(stdout io.Writer, report *BatchReport, arg string, rules map[string]int, marks *batch.MarkTally, required []model.Mark) {
+	missing := marks.Missing(required)
 	switch {
 	case report.Failed == 0 && len(missing) == 0:
-		fmt.Fprintf(stdout, "PASS  %s: every invariant held on %d seeds\n", o.Arg, report.Runs)
+		fmt.Fprintf(stdout, "PASS  %s: every invariant held on %d seeds\n", arg, report.Runs)
 	case report.Failed == 0:
 		report.FailedVerdicts++
-		fmt.Fprintf(stdout, "FAIL  %s: every invariant held on %d seeds, but not every mark it requires was reached\n", o.Arg, report.Runs)
+		fmt.Fprintf(stdout, "FAIL  %s: every invariant held on %d seeds, but not every mark it requires was reached\n", arg, report.Runs)
 	default:
 		var broken []string
 		for rule, n := range rules {
 			broken = append(broken, fmt.Sprintf("%s on %d", rule, n))
 		}
 		sort.Strings(broken)
-		fmt.Fprintf(stdout, "FAIL  %s: %d of %d seeds failed (%s)\n", o.Arg, report.Failed, report.Runs, strings.Join(broken, ", "))
+		fmt.Fprintf(stdout, "FAIL  %s: %d of %d seeds failed (%s)\n", arg, report.Failed, report.Runs, strings.Join(broken, ", "))
 	}
-	fmt.Fprint(stdout, marks.Text(s.RequireMarks))
-	for _, seed := range kept {
-		if ctx.Err() != nil {
-			break
-		}
-		keepSeed(ctx, stdout, stderr, report.Folder.Dir(), s, o, seed)
-	}
-	return report.Close(o.Seeds, ctx.Err() != nil, stderr)
+	fmt.Fprint(stdout, marks.Text(required))
 }
 
 // paired makes seq an iter.Seq2, for batch.Until.
