@@ -10,10 +10,8 @@ import (
 	"strings"
 
 	"github.com/sbsim/sbsim/model"
-	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/batch"
 	"github.com/sbsim/sbsim/scenarios/file"
-	"github.com/sbsim/sbsim/scenarios/shrink"
 )
 
 // ExploreOptions are what an exploration runs (simulate explore): the scenario as the
@@ -58,7 +56,7 @@ func Explore(ctx context.Context, stdout, stderr io.Writer, s *file.Scenario, o 
 		if ctx.Err() != nil {
 			break
 		}
-		keepSeed(ctx, stdout, stderr, report.Folder.Dir(), s, o, seed)
+		keepSeed(ctx, stdout, stderr, report.Folder.Dir(), o, seed)
 	}
 	if o.Shard.Sharded() && ctx.Err() == nil {
 		m.Runs = report.Runs
@@ -120,7 +118,7 @@ const KeptFailingSeeds = 5
 // keepSeed runs seed of the exploration again into dir/seed-N, as explore -seed N -out
 // -trace writes it (summary.json, trace.jsonl, the scenario's copy, replay.sh), and says
 // where: the folder simulate recheck reads, and replays by itself.
-func keepSeed(ctx context.Context, stdout, stderr io.Writer, dir string, s *file.Scenario, o ExploreOptions, seed uint64) {
+func keepSeed(ctx context.Context, stdout, stderr io.Writer, dir string, o ExploreOptions, seed uint64) {
 	out := filepath.Join(dir, fmt.Sprintf("seed-%d", seed))
 	ro := RunOptions{Arg: o.Arg, Overrides: o.Overrides, Seed: seed, Out: out, Trace: true, Quiet: true,
 		Explore: &ExploreSeed{Swarm: o.Swarm}}
@@ -128,19 +126,4 @@ func keepSeed(ctx context.Context, stdout, stderr io.Writer, dir string, s *file
 		return
 	}
 	fmt.Fprintf(stdout, "      seed %d: its results and trace are in %s (simulate recheck %s)\n", seed, out, out)
-	base := batch.Judged(s.Config)
-	shrunk, err := shrink.Shrink(scenarios.DrawFaultMix(&base, seed, o.Swarm).Apply(base), seed, shrink.Options{MaxRuns: ExploreShrinkRuns})
-	if err != nil {
-		fmt.Fprintf(stdout, "      seed %d: no counterexample card: %v\n", seed, err)
-		return
-	}
-	cardDir := filepath.Join(out, "card")
-	if _, err := shrunk.WriteCard(cardDir); err != nil {
-		fmt.Fprintf(stderr, "simulate: %v\n", err)
-		return
-	}
-	fmt.Fprintf(stdout, "      seed %d: shrunk to %v: counterexample card in %s\n", seed, shrunk.After, filepath.Join(cardDir, shrink.CardFile))
 }
-
-// ExploreShrinkRuns bounds the runs that shrink each failing seed explore keeps.
-const ExploreShrinkRuns = 300
