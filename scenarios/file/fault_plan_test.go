@@ -97,7 +97,7 @@ var faultPlanBadFiles = []struct {
 	{"not a list", planSites + "fault_plan: {from: A}\n",
 		[]string{`bad.yaml:5:13: fault_plan: want a list of packet faults, got a mapping`}},
 	{"an unknown defect", planSites + "broker: {defects: [redeliver-duplicate]}\n",
-		[]string{`bad.yaml:5:20: broker.defects[0]: unknown defect "redeliver-duplicate": one of redeliver-duplicates, release-lock-after-receive, activate-beyond-max`}},
+		[]string{`bad.yaml:5:20: broker.defects[0]: unknown defect "redeliver-duplicate": one of redeliver-duplicates, share-held-lock, activate-beyond-max`}},
 	{"a defect twice", planSites + "broker: {defects: [activate-beyond-max, activate-beyond-max]}\n",
 		[]string{`bad.yaml:5:41: broker.defects[1]: defect "activate-beyond-max" is listed twice`}},
 	{"a negative rollback_until", planSites + "readers: [{queue: Q, rollback_rate: 0.1, rollback_until: -1s}]\n",

@@ -24,7 +24,7 @@ func FuzzLoad(f *testing.F) {
 		f.Add([]byte(tc.file))
 	}
 	f.Add([]byte(planSites + "fault_plan: []\n"))
-	f.Add([]byte(planSites + "broker: {defects: [release-lock-after-receive]}\nfault_plan: [{from: B, to: A, packet: \"ack c1 T→I seq=0 frag=0\", copy: 3, at: 1s, corrupt: yes, jitter: 1ms}]\n"))
+	f.Add([]byte(planSites + "broker: {defects: [share-held-lock]}\nfault_plan: [{from: B, to: A, packet: \"ack c1 T→I seq=0 frag=0\", copy: 3, at: 1s, corrupt: yes, jitter: 1ms}]\n"))
 	f.Add([]byte("x-a: &a [*a]\ninstances: *a\n"))
 	f.Add([]byte("instances: [{name: A, databases: [{name: D, <<: {queues: [{name: Q}]}}]}]\n"))
 	f.Add([]byte("instances: [{name: \"\\xff\\u0000\", databases: [{name: D}]}]\nexpect: [{metric: end_time, below: 9223372036s}]\n"))
