@@ -29,7 +29,7 @@ var allowed = map[string][]string{
 	"scenarios/gen":     {"sim", "net/faulty", "model", "scenarios"},
 	"scenarios/shrink":  {"sim", "net/faulty", "model", "scenarios", "scenarios/file"},
 	"scenarios/check":   {"model", "scenarios", "scenarios/file", "scenarios/batch", "scenarios/gen", "scenarios/shrink"},
-	"scenarios/results": {"sim", "model", "model/invariant", "plots", "scenarios", "scenarios/file", "scenarios/batch"},
+	"scenarios/results": {"sim", "model", "model/invariant", "plots", "scenarios", "scenarios/file", "scenarios/batch", "scenarios/shrink"},
 	"cmd/simulate":      {"scenarios", "scenarios/file", "scenarios/batch", "scenarios/results"},
 	"docs":              {},
 }

@@ -22,6 +22,7 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	trace := fs.Bool("trace", false, "with -seed and -out, also write trace.jsonl")
 	verbose := fs.Bool("v", false, "print every seed and its faults as it finishes, not only those that fail")
 	quiet := fs.Bool("q", false, "with -seed, print only the replay line, the faults and the verdict")
+	shrinkRuns := fs.Int("shrink-runs", results.DefaultExploreShrinkRuns, "shrink each kept failing seed into seed-N/card with at most `N` runs (0: no card)")
 	sets := overridesFlag(fs)
 	shard := shardFlag(fs)
 	pos, code, done := parseInterleaved(fs, args, stdout)
@@ -54,7 +55,7 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return results.ExitUsage
 	}
 	tick, finish := progress(stderr, *seeds, "exploring")
-	o := results.ExploreOptions{Arg: pos[0], Overrides: *sets, Seeds: *seeds, Swarm: *swarm, Shard: *shard,
+	o := results.ExploreOptions{Arg: pos[0], Overrides: *sets, Seeds: *seeds, Swarm: *swarm, Shard: *shard, ShrinkRuns: *shrinkRuns,
 		BatchOptions: results.BatchOptions{Out: *out, Workers: *nworkers, Verbose: *verbose, Progress: tick, Done: finish}}
 	return results.Explore(ctx, stdout, stderr, s, o)
 }

@@ -43,7 +43,7 @@ func TestExploreFailsABrokenBrokerAndItsReplayAgrees(t *testing.T) {
 	broken := []string{"-set", "broker.retry_interval_min=1000h", "-set", "broker.retry_interval_max=1000h",
 		"-set", "broker.closed_target_retention=2001h", "-set", "liveness={within: 10m}"}
 	dir := t.TempDir()
-	code, out, errOut := runCommand(append([]string{"explore", "lossy-wan", "-seeds", "3", "-out", dir}, broken...)...)
+	code, out, errOut := runCommand(append([]string{"explore", "lossy-wan", "-seeds", "3", "-out", dir, "-shrink-runs", "40"}, broken...)...)
 	require.Equal(t, 1, code, out+errOut)
 	assert.Regexp(t, `FAIL  lossy-wan: \d of 3 seeds failed \(INV-12 on \d\)`, out)
 	m := regexp.MustCompile(`lossy-wan seed (\d+): INV-12 violated at t=(\S+) on conversation`).FindStringSubmatch(out)
@@ -53,6 +53,12 @@ func TestExploreFailsABrokenBrokerAndItsReplayAgrees(t *testing.T) {
 
 	kept := filepath.Join(dir, "seed-"+m[1])
 	assert.Contains(t, out, "seed "+m[1]+": its results and trace are in "+kept, "a failing seed keeps its results")
+	card := filepath.Join(kept, "card", "card.txt")
+	assert.Contains(t, out, "seed "+m[1]+": its counterexample card is "+card, "a failing seed keeps its counterexample card")
+	text, err := os.ReadFile(card)
+	require.NoError(t, err)
+	assert.Contains(t, string(text), "COUNTEREXAMPLE  INV-12")
+	assert.FileExists(t, filepath.Join(kept, "card", "counterexample.yaml"))
 	code, rechecked, _ := runCommand("recheck", kept)
 	assert.Equal(t, 0, code, "the trace says what the run said, a failure included: %s", rechecked)
 	assert.Contains(t, rechecked, "verdict: FAILED: INV-12")

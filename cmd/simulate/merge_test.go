@@ -86,7 +86,7 @@ func TestMergeOfShardsRunAsProcessesIsTheOneMachineRun(t *testing.T) {
 	}{
 		{"explore, passing, swarm", explore(30, "-swarm"), 3, results.ExitOK, false},
 		{"explore, more shards than seeds", explore(2), 3, results.ExitOK, false},
-		{"explore, failing seeds kept across shards", explore(8, append([]string{"-swarm"}, broken...)...), 4, results.ExitFailed, true},
+		{"explore, failing seeds kept across shards", explore(8, append([]string{"-swarm", "-shrink-runs", "20"}, broken...)...), 4, results.ExitFailed, true},
 		{"check, passing", []string{"check", "lossy-wan", "poison-message", "-seeds", "3", "-workers", "1"}, 4, results.ExitOK, false},
 		// lossy-wan's statistical expectations are judged over seeds of two shards; each
 		// scenario's first failing seed is kept, from the shard that ran it
@@ -126,6 +126,7 @@ func TestMergeOfShardsRunAsProcessesIsTheOneMachineRun(t *testing.T) {
 			}
 			if tc.code == results.ExitFailed && tc.command[0] == "explore" {
 				assert.Contains(t, want, "seed-5/trace.jsonl", "the first five failing seeds are kept, across shards")
+				assert.Contains(t, want, "seed-5/card/card.txt", "each kept seed has its counterexample card")
 			}
 			if tc.code == results.ExitFailed && tc.command[0] == "check" {
 				assert.Contains(t, want, "lossy-wan-seed-1/trace.jsonl", "each failing scenario's first failing seed is kept")

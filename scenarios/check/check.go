@@ -273,7 +273,7 @@ func (d design) card(t testing.TB, seed uint64, swarm bool, opts Options) string
 	if err != nil {
 		return fmt.Sprintf("\nno counterexample card: %v\n", err)
 	}
-	return fmt.Sprintf("\n%s\ncard, chart.svg and counterexample.yaml in %s\n", card, dir)
+	return fmt.Sprintf("\n%s\ncard, chart.svg, counterexample.yaml and replay.sh in %s (sh %s)\n", card, dir, filepath.Join(dir, shrink.ReplayFile))
 }
 
 // replay is how to replay seed: the test, with SBSIM_SEEDS; the Go call; and for a file,

@@ -184,7 +184,7 @@ func TestAFailingSeedFailsWithItsCounterexampleCard(t *testing.T) {
 	dir := t.TempDir()
 	r := checked(t, func(tb testing.TB) { check.Seeds(tb, cfg, check.Options{N: 3, Workers: 2, CardDir: dir}) })
 	require.True(t, r.failed)
-	for _, want := range []string{"COUNTEREXAMPLE  INV-2", "shrunk from", "fault plan", "ledger of conversation", "sequence chart", "card, chart.svg and counterexample.yaml in " + dir} {
+	for _, want := range []string{"COUNTEREXAMPLE  INV-2", "shrunk from", "fault plan", "ledger of conversation", "sequence chart", "card, chart.svg, counterexample.yaml and replay.sh in " + dir} {
 		assert.Contains(t, r.fatal, want)
 	}
 	cards, err := filepath.Glob(filepath.Join(dir, "*", "card.txt"))

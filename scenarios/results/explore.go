@@ -10,8 +10,10 @@ import (
 	"strings"
 
 	"github.com/sbsim/sbsim/model"
+	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/batch"
 	"github.com/sbsim/sbsim/scenarios/file"
+	"github.com/sbsim/sbsim/scenarios/shrink"
 )
 
 // ExploreOptions are what an exploration runs (simulate explore): the scenario as the
@@ -26,8 +28,14 @@ type ExploreOptions struct {
 	// Shard, when set, runs only its seeds (batch.Shard.Range) and writes shard.json
 	// beside seeds.jsonl, for simulate merge.
 	Shard batch.Shard
+	// ShrinkRuns bounds the runs that shrink each kept failing seed into its counterexample
+	// card (DIR/seed-N/card); zero makes no card.
+	ShrinkRuns int
 	BatchOptions
 }
+
+// DefaultExploreShrinkRuns is simulate explore's -shrink-runs.
+const DefaultExploreShrinkRuns = 300
 
 // Explore explores s (batch.Explore): each failing seed printed to stdout as it finishes,
 // its faults under it, each seed a line of seeds.jsonl, then the verdict over the seeds. It
@@ -56,7 +64,7 @@ func Explore(ctx context.Context, stdout, stderr io.Writer, s *file.Scenario, o 
 		if ctx.Err() != nil {
 			break
 		}
-		keepSeed(ctx, stdout, stderr, report.Folder.Dir(), o, seed)
+		keepSeed(ctx, stdout, stderr, report.Folder.Dir(), s, o, seed)
 	}
 	if o.Shard.Sharded() && ctx.Err() == nil {
 		m.Runs = report.Runs
@@ -118,7 +126,7 @@ const KeptFailingSeeds = 5
 // keepSeed runs seed of the exploration again into dir/seed-N, as explore -seed N -out
 // -trace writes it (summary.json, trace.jsonl, the scenario's copy, replay.sh), and says
 // where: the folder simulate recheck reads, and replays by itself.
-func keepSeed(ctx context.Context, stdout, stderr io.Writer, dir string, o ExploreOptions, seed uint64) {
+func keepSeed(ctx context.Context, stdout, stderr io.Writer, dir string, s *file.Scenario, o ExploreOptions, seed uint64) {
 	out := filepath.Join(dir, fmt.Sprintf("seed-%d", seed))
 	ro := RunOptions{Arg: o.Arg, Overrides: o.Overrides, Seed: seed, Out: out, Trace: true, Quiet: true,
 		Explore: &ExploreSeed{Swarm: o.Swarm}}
@@ -126,4 +134,26 @@ func keepSeed(ctx context.Context, stdout, stderr io.Writer, dir string, o Explo
 		return
 	}
 	fmt.Fprintf(stdout, "      seed %d: its results and trace are in %s (simulate recheck %s)\n", seed, out, out)
+	if o.ShrinkRuns <= 0 {
+		return
+	}
+	base := batch.Judged(s.Config)
+	shrunk, err := shrink.Shrink(scenarios.DrawFaultMix(&base, seed, o.Swarm).Apply(base), seed, shrink.Options{MaxRuns: o.ShrinkRuns})
+	if err != nil {
+		fmt.Fprintf(stdout, "      seed %d: no counterexample card: %v\n", seed, err)
+		return
+	}
+	if _, err := shrunk.WriteCard(filepath.Join(out, CardFolder)); err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return
+	}
+	cardLine(stdout, seed, out)
+}
+
+// CardFolder is the folder, in a kept failing seed's, of its counterexample card.
+const CardFolder = "card"
+
+// cardLine says where the counterexample card of a kept seed is, out being the seed's folder.
+func cardLine(stdout io.Writer, seed uint64, out string) {
+	fmt.Fprintf(stdout, "      seed %d: its counterexample card is %s\n", seed, filepath.Join(out, CardFolder, shrink.CardFile))
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/scenarios/batch"
 	"github.com/sbsim/sbsim/scenarios/file"
+	"github.com/sbsim/sbsim/scenarios/shrink"
 )
 
 // ShardFile is the file a shard of an exploration (explore -shard i/n) writes beside its
@@ -313,6 +314,9 @@ func Merge(ctx context.Context, stdout, stderr io.Writer, out string, dirs []str
 			continue
 		}
 		fmt.Fprintf(stdout, "      seed %d: its results and trace are in %s (simulate recheck %s)\n", k.seed, dst, dst)
+		if _, err := os.Stat(filepath.Join(dst, CardFolder, shrink.CardFile)); err == nil {
+			cardLine(stdout, k.seed, dst)
+		}
 	}
 	return report.Close(m.Seeds, ctx.Err() != nil, stderr)
 }
@@ -481,6 +485,12 @@ func copyDir(src, dst string) error {
 		info, err := e.Info()
 		if err != nil {
 			return err
+		}
+		if info.IsDir() { // a kept seed's counterexample card
+			if err := copyDir(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+				return err
+			}
+			continue
 		}
 		if !info.Mode().IsRegular() {
 			return fmt.Errorf("%s is not a file", filepath.Join(src, e.Name()))

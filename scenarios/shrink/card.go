@@ -21,6 +21,7 @@ const (
 	CardFile     = "card.txt"
 	ChartFile    = "chart.svg"
 	CaseFile     = "counterexample.yaml"
+	ReplayFile   = "replay.sh"
 	maxChartRows = 80
 )
 
@@ -378,9 +379,11 @@ func (o *Outcome) ChartSVG() []byte {
 	return []byte(b.String())
 }
 
-// WriteCard writes the card into dir: card.txt, chart.svg, and counterexample.yaml, the
-// case as a scenario file that `simulate run` replays (named in the card); a case the file
-// format cannot hold (a Go hook, say) gets no file, and the card says so.
+// WriteCard writes the card into dir and returns its text: card.txt, chart.svg, and
+// counterexample.yaml, the case as a scenario file, with replay.sh, which runs `simulate
+// run` on the file beside it. The folder holds no path of the machine that wrote it, so it
+// replays wherever it is moved. A case the file format cannot hold (a Go hook, say) gets
+// no file, and the card says so.
 func (o *Outcome) WriteCard(dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -391,11 +394,15 @@ func (o *Outcome) WriteCard(dir string) (string, error) {
 	text, err := (&file.Scenario{Config: cfg,
 		Question: fmt.Sprintf("Does the counterexample still fail %s? (shrunk by sbsim from seed %d)", o.Failure.Rule, o.Seed)}).Marshal()
 	if err == nil {
-		path := filepath.Join(dir, CaseFile)
-		if err := os.WriteFile(path, text, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, CaseFile), text, 0o644); err != nil {
 			return "", err
 		}
-		replay = file.Replay(path, nil, o.Seed)
+		script := fmt.Sprintf("#!/bin/sh\n# Replays the counterexample beside this script. From the root of sbsim's source:\n#   sh path/to/this/folder/%s\nhere=$(dirname \"$0\")\nexec go run ./cmd/simulate run \"$here\"/%s -seed %d \"$@\"\n",
+			ReplayFile, CaseFile, o.Seed)
+		if err := os.WriteFile(filepath.Join(dir, ReplayFile), []byte(script), 0o755); err != nil {
+			return "", err
+		}
+		replay = fmt.Sprintf("sh path/to/this/folder/%s, from the root of sbsim's source (%s)", ReplayFile, file.Replay(CaseFile, nil, o.Seed))
 	}
 	card := o.Card(replay)
 	if err != nil {

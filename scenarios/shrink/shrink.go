@@ -169,7 +169,7 @@ func Shrink(cfg scenarios.Config, seed uint64, o Options) (*Outcome, error) {
 		}
 	}
 	if res != nil && res.Violation != nil {
-		s.conv = res.Violation.Conversation
+		s.conv, s.last = res.Violation.Conversation, res
 	}
 	for changed := true; changed && s.runs < s.max; {
 		changed = false
@@ -183,7 +183,7 @@ func Shrink(cfg scenarios.Config, seed uint64, o Options) (*Outcome, error) {
 					if r, ok := s.fails(cand); ok {
 						cur, accepted = cand, true
 						if r.Violation != nil {
-							s.conv = r.Violation.Conversation
+							s.conv, s.last = r.Violation.Conversation, r
 						}
 						if cur.FaultPlan != nil && r.FaultPlan != nil {
 							cur.FaultPlan = r.FaultPlan // only the entries the run used
@@ -223,6 +223,7 @@ type shrinker struct {
 	max, runs int
 	failure   Failure
 	conv      model.ConversationID
+	last      *scenarios.Result // the case's last failing run
 }
 
 // run runs cfg on the case's seed.
@@ -347,10 +348,7 @@ func planBulk(c scenarios.Config, conv model.ConversationID) []scenarios.Config 
 	}
 	keep(func(*scenarios.PacketFault) bool { return false })
 	if conv != 0 {
-		name := conv.String() + " "
-		keep(func(p *scenarios.PacketFault) bool {
-			return strings.HasPrefix(p.Key, name) || strings.HasPrefix(p.Key, "ack "+name)
-		})
+		keep(func(p *scenarios.PacketFault) bool { return convOf(p.Key) == conv.String() })
 	}
 	keep(func(p *scenarios.PacketFault) bool { return p.Lost || p.Corrupt || p.Duplicate })
 	cand := edit(c, func(c *scenarios.Config) {
@@ -506,6 +504,9 @@ func programs(c scenarios.Config) []scenarios.Config {
 		if r.CommitEvery > 1 {
 			out = append(out, edit(c, func(c *scenarios.Config) { c.Readers[i].CommitEvery = 0 }))
 		}
+		if slow, ok := slower(r.ProcessingTime); ok {
+			out = append(out, edit(c, func(c *scenarios.Config) { c.Readers[i].ProcessingTime = slow }))
+		}
 	}
 	for i, p := range c.Procedures {
 		if p.RollbackRate > 0 {
@@ -514,9 +515,26 @@ func programs(c scenarios.Config) []scenarios.Config {
 		if p.CommitEvery > 1 {
 			out = append(out, edit(c, func(c *scenarios.Config) { c.Procedures[i].CommitEvery = 0 }))
 		}
+		if slow, ok := slower(p.ProcessingTime); ok {
+			out = append(out, edit(c, func(c *scenarios.Config) { c.Procedures[i].ProcessingTime = slow }))
+		}
 	}
 	return out
 }
+
+// slower returns a processing time ten times as long, while its mean is under
+// slowestProcessing: not a smaller case, but one in which a queue backs up with fewer
+// messages, so that a failure that needs a backlog may then shrink its workload.
+func slower(d sim.Distribution) (sim.Distribution, bool) {
+	if m := d.MeanValue(); m <= 0 || m >= slowestProcessing {
+		return d, false
+	}
+	d.Mean, d.StdDev, d.Min, d.Max = 10*d.Mean, 10*d.StdDev, 10*d.Min, 10*d.Max
+	return d, true
+}
+
+// slowestProcessing bounds the processing times shrinking makes slower.
+const slowestProcessing = 5 * time.Second
 
 // rest turns off random crashes and the cost model.
 func rest(c scenarios.Config) []scenarios.Config {
@@ -532,53 +550,130 @@ func rest(c scenarios.Config) []scenarios.Config {
 
 // transplant moves the failure to a smaller workload when the fault plan names the failing
 // conversation: the plan's keys name conversations, and with fewer dialogs the failing one
-// may never begin. For each workload cut to one or two dialogs, a probe run finds the
-// conversations that begin, and the failing conversation's packet faults are tried on
-// each of the first three.
+// may never begin. For each workload cut to one or two dialogs, starting as it did or when
+// the failing conversation began, a probe run finds the conversations that begin, and
+// faults are moved to each of the first three: the failing conversation's, and every fault
+// from its beginning to the failure (a packet of acknowledgements is keyed by its first,
+// which may be another conversation's).
 func (s *shrinker) transplant(c scenarios.Config) []scenarios.Config {
 	if s.conv == 0 || c.FaultPlan == nil || s.runs >= s.max {
 		return nil
 	}
-	name := s.conv.String() + " "
-	var mine, others []scenarios.PacketFault
+	t0, began := s.began()
+	var mine, during, rest []scenarios.PacketFault
 	for _, p := range c.FaultPlan.Packets {
-		if strings.HasPrefix(p.Key, name) || strings.HasPrefix(p.Key, "ack "+name) {
+		in := convOf(p.Key) == s.conv.String()
+		span := began && p.At >= t0 && p.At <= s.last.Violation.At
+		if in {
 			mine = append(mine, p)
+		}
+		if in || span {
+			during = append(during, p)
 		} else {
-			others = append(others, p)
+			rest = append(rest, p)
 		}
 	}
 	if len(mine) == 0 {
 		return nil
 	}
+	sets := [][]scenarios.PacketFault{mine}
+	if len(during) > len(mine) {
+		sets = append(sets, during)
+	}
+	starts := []time.Duration{-1}
+	if began {
+		starts = append(starts, t0)
+	}
 	var out []scenarios.Config
 	for i, w := range c.Workloads {
 		for _, n := range []int{1, 2} {
-			if n >= w.Dialogs || s.runs >= s.max {
-				continue
-			}
-			probe := edit(c, func(c *scenarios.Config) {
-				c.Workloads[i].Dialogs = n
-				c.FaultPlan.Packets = slices.Clone(others)
-			})
-			res, _ := s.run(probe)
-			if res == nil {
-				continue
-			}
-			var convs []model.ConversationID
-			for _, p := range res.Packets {
-				if p.Conversation != 0 && !slices.Contains(convs, p.Conversation) && len(convs) < 3 {
-					convs = append(convs, p.Conversation)
+			for _, start := range starts {
+				if n >= w.Dialogs || s.runs >= s.max {
+					continue
 				}
+				probe := edit(c, func(c *scenarios.Config) {
+					c.Workloads[i].Dialogs = n
+					if start >= 0 {
+						c.Workloads[i].Start = start
+					}
+					c.FaultPlan.Packets = slices.Clone(rest)
+				})
+				out = append(out, s.transplanted(probe, sets)...)
 			}
-			for _, to := range convs {
-				out = append(out, edit(probe, func(c *scenarios.Config) {
-					for _, p := range mine {
-						p.Key = strings.Replace(p.Key, s.conv.String(), to.String(), 1)
+		}
+	}
+	return out
+}
+
+// convOf returns the conversation a packet key names.
+func convOf(key string) string {
+	f := strings.Fields(key)
+	if len(f) > 1 && f[0] == "ack" {
+		return f[1]
+	}
+	if len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+// rekey returns a packet key naming conversation to instead.
+func rekey(key, to string) string {
+	from := convOf(key)
+	if from == "" {
+		return key
+	}
+	return strings.Replace(key, from, to, 1)
+}
+
+// began returns when the failing conversation began in the case's last failing run: its
+// first record the checker kept, or its first packet.
+func (s *shrinker) began() (time.Duration, bool) {
+	r := s.last
+	if r == nil || r.Violation == nil {
+		return 0, false
+	}
+	t0, ok := time.Duration(0), false
+	for _, rec := range r.Violation.Records {
+		if rec.Conversation == s.conv && (!ok || rec.At < t0) {
+			t0, ok = rec.At, true
+		}
+	}
+	for _, p := range r.Packets {
+		if p.Conversation == s.conv && (!ok || p.At < t0) {
+			t0, ok = p.At, true
+		}
+	}
+	return t0, ok
+}
+
+// transplanted runs probe, finds the conversations that begin in it, and returns probe
+// with each set of faults moved to each of the first three.
+func (s *shrinker) transplanted(probe scenarios.Config, sets [][]scenarios.PacketFault) []scenarios.Config {
+	res, _ := s.run(probe)
+	if res == nil {
+		return nil
+	}
+	var convs []model.ConversationID
+	for _, p := range res.Packets {
+		if p.Conversation != 0 && !slices.Contains(convs, p.Conversation) && len(convs) < 3 {
+			convs = append(convs, p.Conversation)
+		}
+	}
+	var out []scenarios.Config
+	for _, to := range convs {
+		for _, set := range sets {
+			out = append(out, edit(probe, func(c *scenarios.Config) {
+				seen := map[string]bool{}
+				for _, p := range set {
+					p.Key = rekey(p.Key, to.String())
+					id := fmt.Sprintf("%s>%s %s %d", p.From, p.To, p.Key, p.Copy)
+					if !seen[id] {
+						seen[id] = true
 						c.FaultPlan.Packets = append(c.FaultPlan.Packets, p)
 					}
-				}))
-			}
+				}
+			}))
 		}
 	}
 	return out

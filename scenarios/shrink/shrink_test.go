@@ -1,6 +1,7 @@
 package shrink
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -125,9 +126,13 @@ func TestACardExplainsAndItsFileReplaysTheCase(t *testing.T) {
 	card, err := out.WriteCard(dir)
 	require.NoError(t, err)
 	t.Log("\n" + card)
-	for _, want := range []string{"COUNTEREXAMPLE  INV-4", "replay: go run ./cmd/simulate run", "fault plan", "ledger", "INV-4 violated", "sequence chart", "lock-acquired"} {
+	for _, want := range []string{"COUNTEREXAMPLE  INV-4", "replay: sh path/to/this/folder/replay.sh", "go run ./cmd/simulate run counterexample.yaml -seed", "fault plan", "ledger", "INV-4 violated", "sequence chart", "lock-acquired"} {
 		assert.Contains(t, card, want)
 	}
+	assert.NotContains(t, card, dir, "the card holds no path of the machine")
+	script, err := os.ReadFile(filepath.Join(dir, ReplayFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(script), fmt.Sprintf(`go run ./cmd/simulate run "$here"/counterexample.yaml -seed %d`, out.Seed))
 	svg, err := os.ReadFile(filepath.Join(dir, ChartFile))
 	require.NoError(t, err)
 	assert.Contains(t, string(svg), "<svg")
