@@ -601,6 +601,17 @@ func (s *shrinker) transplant(c scenarios.Config) []scenarios.Config {
 				out = append(out, s.transplanted(probe, sets)...)
 			}
 		}
+		// Two dialogs a second apart, the second when the failing one began: the first
+		// opens the connections the failing one found open.
+		if began && w.Dialogs > 2 && s.runs < s.max {
+			probe := edit(c, func(c *scenarios.Config) {
+				c.Workloads[i].Dialogs = 2
+				c.Workloads[i].Interarrival = sim.Fixed(time.Second)
+				c.Workloads[i].Start = max(t0-time.Second, 0)
+				c.FaultPlan.Packets = slices.Clone(rest)
+			})
+			out = append(out, s.transplanted(probe, sets)...)
+		}
 	}
 	return out
 }
@@ -625,6 +636,26 @@ func rekey(key, to string) string {
 	}
 	return strings.Replace(key, from, to, 1)
 }
+
+// movedKeys returns the keys a fault of key becomes on conversation to: the same packet of
+// to, or, for a block of acknowledgements keyed by another conversation's, which may have
+// carried the failing one's, the acknowledgements of to's first messages in both
+// directions (the passes after drop those that do not matter).
+func (s *shrinker) movedKeys(key string, to model.ConversationID) []string {
+	if convOf(key) == s.conv.String() || !strings.HasPrefix(key, "ack ") {
+		return []string{rekey(key, to.String())}
+	}
+	var keys []string
+	for _, dir := range []bool{true, false} {
+		for seq := range movedAcks {
+			keys = append(keys, fmt.Sprintf("ack %v %s seq=%d frag=0", to, scenarios.Arrow(dir), seq))
+		}
+	}
+	return keys
+}
+
+// movedAcks is how many messages' acknowledgements movedKeys gives, in each direction.
+const movedAcks = 4
 
 // began returns when the failing conversation began in the case's last failing run: its
 // first record the checker kept, or its first packet.
@@ -666,11 +697,14 @@ func (s *shrinker) transplanted(probe scenarios.Config, sets [][]scenarios.Packe
 			out = append(out, edit(probe, func(c *scenarios.Config) {
 				seen := map[string]bool{}
 				for _, p := range set {
-					p.Key = rekey(p.Key, to.String())
-					id := fmt.Sprintf("%s>%s %s %d", p.From, p.To, p.Key, p.Copy)
-					if !seen[id] {
-						seen[id] = true
-						c.FaultPlan.Packets = append(c.FaultPlan.Packets, p)
+					for _, key := range s.movedKeys(p.Key, to) {
+						q := p
+						q.Key = key
+						id := fmt.Sprintf("%s>%s %s %d", q.From, q.To, q.Key, q.Copy)
+						if !seen[id] {
+							seen[id] = true
+							c.FaultPlan.Packets = append(c.FaultPlan.Packets, q)
+						}
 					}
 				}
 			}))
