@@ -19,6 +19,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	out := fs.String("out", "", "`DIR` for seeds.jsonl, one line per seed as it finishes (default sbsim-results/check-NAME)")
 	verbose := fs.Bool("v", false, "print every seed as it finishes, not only those that fail")
 	determinism := fs.Bool("check-determinism", false, results.DeterminismUsage)
+	shrinkRuns := fs.Int("shrink-runs", results.DefaultExploreShrinkRuns, "shrink each kept seed that broke an invariant into NAME-seed-N/card with at most `N` runs (0: no card)")
 	sets := overridesFlag(fs)
 	shard := shardFlag(fs)
 	pos, code, done := parseInterleaved(fs, args, stdout)
@@ -33,7 +34,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "simulate check: -seeds must be 0 or more and -workers 1 or more")
 		return results.ExitUsage
 	}
-	o := results.CheckOptions{Args: pos, Overrides: *sets, Seeds: *seeds, Shard: *shard, Determinism: *determinism,
+	o := results.CheckOptions{Args: pos, Overrides: *sets, Seeds: *seeds, Shard: *shard, Determinism: *determinism, ShrinkRuns: *shrinkRuns,
 		Bar:          func(n int, what string) (func(), func()) { return progress(stderr, n, what) },
 		BatchOptions: results.BatchOptions{Out: *out, Workers: *nworkers, Verbose: *verbose}}
 	return results.Check(ctx, stdout, stderr, o)

@@ -92,7 +92,7 @@ func TestMergeOfShardsRunAsProcessesIsTheOneMachineRun(t *testing.T) {
 		// scenario's first failing seed is kept, from the shard that ran it
 		{"check, failing", []string{"check", "lossy-wan", "activation-burst", "-seeds", "2", "-workers", "1",
 			"-set", "broker.retry_interval_min=1000h", "-set", "broker.retry_interval_max=1000h",
-			"-set", "broker.closed_target_retention=2001h"}, 3, results.ExitFailed, true},
+			"-set", "broker.closed_target_retention=2001h", "-shrink-runs", "5"}, 3, results.ExitFailed, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -130,6 +130,7 @@ func TestMergeOfShardsRunAsProcessesIsTheOneMachineRun(t *testing.T) {
 			}
 			if tc.code == results.ExitFailed && tc.command[0] == "check" {
 				assert.Contains(t, want, "lossy-wan-seed-1/trace.jsonl", "each failing scenario's first failing seed is kept")
+				assert.Contains(t, want, "lossy-wan-seed-1/card/card.txt", "a kept seed that broke an invariant has its card")
 				assert.Contains(t, want, "activation-burst-seed-2/trace.jsonl", "each failing scenario's first failing seed is kept")
 			}
 		})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sbsim/sbsim/scenarios/batch"
 	"github.com/sbsim/sbsim/scenarios/file"
+	"github.com/sbsim/sbsim/scenarios/shrink"
 )
 
 // SeedsFile is the JSON Lines file of a check or a sweep: one SeedLine per run, written
@@ -248,6 +249,9 @@ func (b *BatchReport) KeepFailingSeeds(ctx context.Context, stderr io.Writer, li
 		}
 		kept = append(kept, folder)
 		fmt.Fprintf(b.out, "      %s seed %d: its results and trace are in %s (simulate recheck %s)\n", f.name, f.seed, out, out)
+		if _, err := os.Stat(filepath.Join(out, CardFolder, shrink.CardFile)); err == nil {
+			cardLine(b.out, fmt.Sprintf("%s seed %d", f.name, f.seed), out)
+		}
 	}
 	return kept
 }

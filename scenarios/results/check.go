@@ -23,6 +23,9 @@ type CheckOptions struct {
 	Seeds       int
 	Shard       batch.Shard
 	Determinism bool
+	// ShrinkRuns bounds the runs that shrink each kept failing seed that broke an
+	// invariant into its counterexample card (NAME-seed-N/card); zero makes no card.
+	ShrinkRuns int
 	// Bar, when not nil, makes the progress bar of total runs (BatchOptions' Progress and
 	// Done), for the check and for the determinism check.
 	Bar func(total int, what string) (tick, done func())
@@ -80,7 +83,16 @@ func Check(ctx context.Context, stdout, stderr io.Writer, o CheckOptions) int {
 	m.KeptFolders = report.KeepFailingSeeds(ctx, stderr, limit, func(name string, seed uint64, out string) bool {
 		ro := RunOptions{Arg: name, Overrides: o.Overrides, Seed: seed, Out: out, Trace: true, Quiet: true}
 		code := RunOne(ctx, io.Discard, stderr, ro)
-		return code != ExitNotWritten && code != ExitUsage && code != ExitInterrupted
+		if code == ExitNotWritten || code == ExitUsage || code == ExitInterrupted {
+			return false
+		}
+		for _, tg := range targets {
+			if tg.Name == name {
+				writeCard(stdout, stderr, batch.Judged(tg.Scenario.Config), seed, out, o.ShrinkRuns)
+				break
+			}
+		}
+		return true
 	})
 	if records != nil {
 		if err := records.Close(); err != nil && report.err == nil {

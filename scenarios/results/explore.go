@@ -2,9 +2,11 @@ package results
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -134,26 +136,37 @@ func keepSeed(ctx context.Context, stdout, stderr io.Writer, dir string, s *file
 		return
 	}
 	fmt.Fprintf(stdout, "      seed %d: its results and trace are in %s (simulate recheck %s)\n", seed, out, out)
-	if o.ShrinkRuns <= 0 {
+	base := batch.Judged(s.Config)
+	writeCard(stdout, stderr, scenarios.DrawFaultMix(&base, seed, o.Swarm).Apply(base), seed, out, o.ShrinkRuns)
+	if _, err := os.Stat(filepath.Join(out, CardFolder, shrink.CardFile)); err == nil {
+		cardLine(stdout, fmt.Sprintf("seed %d", seed), out)
+	}
+}
+
+// writeCard shrinks the failing seed of cfg, with at most runs runs (none: no card), and
+// writes its counterexample card into out's card folder; a seed that broke no invariant
+// (an expectation, a design finding) gets none.
+func writeCard(stdout, stderr io.Writer, cfg scenarios.Config, seed uint64, out string, runs int) {
+	if runs <= 0 {
 		return
 	}
-	base := batch.Judged(s.Config)
-	shrunk, err := shrink.Shrink(scenarios.DrawFaultMix(&base, seed, o.Swarm).Apply(base), seed, shrink.Options{MaxRuns: o.ShrinkRuns})
+	shrunk, err := shrink.Shrink(cfg, seed, shrink.Options{MaxRuns: runs})
 	if err != nil {
-		fmt.Fprintf(stdout, "      seed %d: no counterexample card: %v\n", seed, err)
+		if !errors.Is(err, shrink.ErrHolds) {
+			fmt.Fprintf(stdout, "      seed %d: no counterexample card: %v\n", seed, err)
+		}
 		return
 	}
 	if _, err := shrunk.WriteCard(filepath.Join(out, CardFolder)); err != nil {
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
-		return
 	}
-	cardLine(stdout, seed, out)
 }
 
 // CardFolder is the folder, in a kept failing seed's, of its counterexample card.
 const CardFolder = "card"
 
-// cardLine says where the counterexample card of a kept seed is, out being the seed's folder.
-func cardLine(stdout io.Writer, seed uint64, out string) {
-	fmt.Fprintf(stdout, "      seed %d: its counterexample card is %s\n", seed, filepath.Join(out, CardFolder, shrink.CardFile))
+// cardLine says where the counterexample card of a kept seed (what names it, as "seed
+// 3") is, out being the seed's folder.
+func cardLine(stdout io.Writer, what, out string) {
+	fmt.Fprintf(stdout, "      %s: its counterexample card is %s\n", what, filepath.Join(out, CardFolder, shrink.CardFile))
 }

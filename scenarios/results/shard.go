@@ -315,7 +315,7 @@ func Merge(ctx context.Context, stdout, stderr io.Writer, out string, dirs []str
 		}
 		fmt.Fprintf(stdout, "      seed %d: its results and trace are in %s (simulate recheck %s)\n", k.seed, dst, dst)
 		if _, err := os.Stat(filepath.Join(dst, CardFolder, shrink.CardFile)); err == nil {
-			cardLine(stdout, k.seed, dst)
+			cardLine(stdout, fmt.Sprintf("seed %d", k.seed), dst)
 		}
 	}
 	return report.Close(m.Seeds, ctx.Err() != nil, stderr)
