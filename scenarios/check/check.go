@@ -273,6 +273,9 @@ func (d design) card(t testing.TB, seed uint64, swarm bool, opts Options) string
 	if err != nil {
 		return fmt.Sprintf("\nno counterexample card: %v\n", err)
 	}
+	if _, err := os.Stat(filepath.Join(dir, shrink.ReplayFile)); err != nil {
+		return fmt.Sprintf("\n%s\ncard.txt and chart.svg in %s\n", card, dir)
+	}
 	return fmt.Sprintf("\n%s\ncard, chart.svg, counterexample.yaml and replay.sh in %s (sh %s)\n", card, dir, filepath.Join(dir, shrink.ReplayFile))
 }
 

@@ -136,7 +136,7 @@ func checkManifest(o CheckOptions, targets []batch.Target, total int) ShardManif
 	first, last := o.Shard.Range(total)
 	m := ShardManifest{Command: "check", Scenario: strings.Join(o.Args, " "), Args: o.Args, Overrides: overrideStrings(o.Overrides),
 		CodeVersion: CodeVersion(), Seeds: o.Seeds, Shard: o.Shard.String(), Index: o.Shard.Index, Count: o.Shard.Count,
-		FirstSeed: first, LastSeed: last}
+		FirstSeed: first, LastSeed: last, ShrinkRuns: o.ShrinkRuns}
 	for _, tg := range targets {
 		m.Targets = append(m.Targets, ShardTarget{Name: tg.Name, ScenarioHash: tg.Scenario.Hash, Seeds: tg.Seeds})
 	}

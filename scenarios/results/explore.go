@@ -52,7 +52,7 @@ func Explore(ctx context.Context, stdout, stderr io.Writer, s *file.Scenario, o 
 	}
 	first, last := o.Shard.Range(o.Seeds)
 	fmt.Fprint(stdout, exploreHeader(o.Arg, o.Seeds, o.Swarm, o.Shard))
-	m := ShardManifest{Command: "explore", Scenario: o.Arg, Overrides: overrideStrings(o.Overrides), ScenarioHash: s.Hash,
+	m := ShardManifest{Command: "explore", Scenario: o.Arg, Overrides: overrideStrings(o.Overrides), ScenarioHash: s.Hash, ShrinkRuns: o.ShrinkRuns,
 		CodeVersion: CodeVersion(), Seeds: o.Seeds, Swarm: o.Swarm, Shard: o.Shard.String(), Index: o.Shard.Index,
 		Count: o.Shard.Count, FirstSeed: first, LastSeed: last, Rules: map[string]int{}, Marks: &batch.MarkTally{},
 		RequireMarks: batch.MarkNames(s.RequireMarks)}

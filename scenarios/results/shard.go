@@ -38,11 +38,13 @@ type ShardManifest struct {
 	CodeVersion  string   `json:"code_version"`
 	Seeds        int      `json:"seeds"`
 	Swarm        bool     `json:"swarm"`
-	Shard        string   `json:"shard"`
-	Index        int      `json:"index"`
-	Count        int      `json:"count"`
-	FirstSeed    uint64   `json:"first_seed"`
-	LastSeed     uint64   `json:"last_seed"`
+	// ShrinkRuns is the shard's -shrink-runs: its kept seeds' cards depend on it.
+	ShrinkRuns int    `json:"shrink_runs"`
+	Shard      string `json:"shard"`
+	Index      int    `json:"index"`
+	Count      int    `json:"count"`
+	FirstSeed  uint64 `json:"first_seed"`
+	LastSeed   uint64 `json:"last_seed"`
 	// Runs is how many lines the shard wrote to seeds.jsonl: every one of its seeds.
 	Runs         int              `json:"runs"`
 	Rules        map[string]int   `json:"rules,omitempty"`
@@ -171,6 +173,8 @@ func sameExploration(first, s shardDir) error {
 		return differ("the seeds 1 to", first.Seeds, s.Seeds)
 	case s.Swarm != first.Swarm:
 		return differ("swarm", first.Swarm, s.Swarm)
+	case s.ShrinkRuns != first.ShrinkRuns:
+		return differ("-shrink-runs", first.ShrinkRuns, s.ShrinkRuns)
 	case s.Count != first.Count:
 		return differ("the number of shards", first.Count, s.Count)
 	case !slices.Equal(s.Targets, first.Targets):

@@ -2,8 +2,10 @@ package shrink
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"html"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +16,7 @@ import (
 	"github.com/sbsim/sbsim/net/faulty"
 	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/file"
+	"github.com/sbsim/sbsim/sim"
 )
 
 // Files a card writes into its folder (WriteCard).
@@ -33,7 +36,15 @@ const (
 func (o *Outcome) Card(replay string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "COUNTEREXAMPLE  %s\n", o.Failure)
-	fmt.Fprintf(&b, "seed %d; shrunk from %v to %v in %d runs\n", o.Seed, o.Before, o.After, o.Runs)
+	if o.Seed != o.FirstSeed {
+		fmt.Fprintf(&b, "seed %d failed (%s); the shrunk case fails on seed %d\n", o.FirstSeed, o.First.What, o.Seed)
+	} else {
+		fmt.Fprintf(&b, "seed %d\n", o.Seed)
+	}
+	fmt.Fprintf(&b, "shrunk from %v to %v in %d runs\n", o.Before, o.After, o.Runs)
+	if o.AtBound {
+		b.WriteString("shrinking stopped at its bound of runs: a smaller case may exist (more runs: -shrink-runs, Options.MaxRuns)\n")
+	}
 	if !o.Replayable {
 		b.WriteString("the links keep their random streams: the failure did not show with its fault plan alone\n")
 	}
@@ -42,7 +53,8 @@ func (o *Outcome) Card(replay string) string {
 	}
 	b.WriteString("\nworkload\n")
 	for _, w := range o.Config.Workloads {
-		fmt.Fprintf(&b, "  %s: %d dialogs x %d messages of %v B, %s -> %s", w.Name, w.Dialogs, max(w.Messages, 1), w.Size.Mean, w.From, w.To)
+		fmt.Fprintf(&b, "  %s: %s x %s of %d B, %s -> %s", w.Name, plural(w.Dialogs, "dialog"), plural(max(w.Messages, 1), "message"),
+			meanSize(w.Size), w.From, w.To)
 		if w.Replies {
 			b.WriteString(", each answered")
 		}
@@ -53,9 +65,17 @@ func (o *Outcome) Card(replay string) string {
 	}
 	for _, r := range o.Config.Readers {
 		if r.Sessions > 1 || r.RollbackRate > 0 || r.TouchRate > 0 {
-			fmt.Fprintf(&b, "  reader of %s: %d sessions, %s, rollbacks %.0f%%, touches %.0f%%\n", r.Queue, max(r.Sessions, 1), r.Mode,
+			fmt.Fprintf(&b, "  reader of %s: %s, %s, rollbacks %.0f%%, touches %.0f%%\n", r.Queue, plural(max(r.Sessions, 1), "session"), r.Mode,
 				100*r.RollbackRate, 100*r.TouchRate)
 		}
+	}
+	for _, p := range o.Config.Procedures {
+		if p.RollbackRate > 0 {
+			fmt.Fprintf(&b, "  procedure %s: rollbacks %.0f%%\n", p.Name, 100*p.RollbackRate)
+		}
+	}
+	if d := o.Config.Broker.Defects; d != 0 {
+		fmt.Fprintf(&b, "  broker defects (deliberately broken): %v\n", d)
 	}
 	b.WriteString("\nfault plan\n")
 	o.writePlan(&b)
@@ -73,6 +93,16 @@ func (o *Outcome) Card(replay string) string {
 	b.WriteString(" (records and the packets of the conversation, oldest first)\n")
 	for _, line := range o.ledger() {
 		b.WriteString("  " + line + "\n")
+	}
+	if o.Failure.Rule == "INV-12" { // why the next step did not come in time
+		bc := o.Config.Broker.WithDefaults()
+		within := "within its default bound"
+		if w := o.Result.Liveness.Within; w > 0 {
+			within = fmt.Sprintf("%v", w)
+		}
+		fmt.Fprintf(&b, "  why nothing came in time: an unacknowledged fragment is sent again %v after it left, then at most every %v "+
+			"(broker.retry_interval_min, retry_interval_max); the run had to finish %s after the faults healed (liveness.within)\n",
+			bc.RetryIntervalMin, bc.RetryIntervalMax, within)
 	}
 	if v != nil && v.Conversation != 0 {
 		b.WriteString("\nmessages of the conversation\n")
@@ -116,9 +146,44 @@ func (o *Outcome) writePlan(b *strings.Builder) {
 		fmt.Fprintf(b, "  random crashes of %s\n", strings.Join(o.Config.Crashes.Instances, ", "))
 		n++
 	}
+	for _, r := range o.Config.Readers {
+		if r.RollbackRate > 0 {
+			fmt.Fprintf(b, "  the reader of %s rolls back %.0f%% of its transactions%s\n", r.Queue, 100*r.RollbackRate, until(r.RollbackUntil))
+			n++
+		}
+	}
+	for _, p := range o.Config.Procedures {
+		if p.RollbackRate > 0 {
+			fmt.Fprintf(b, "  procedure %s rolls back %.0f%% of its transactions%s\n", p.Name, 100*p.RollbackRate, until(p.RollbackUntil))
+			n++
+		}
+	}
 	if n == 0 {
 		b.WriteString("  none: the failure needs no fault\n")
 	}
+}
+
+func until(t time.Duration) string {
+	if t == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" until %v", t)
+}
+
+// plural says n things.
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// meanSize is a size distribution's mean, in bytes.
+func meanSize(d scenarios.SizeDistribution) int64 {
+	if d.Kind == sim.Uniform {
+		return d.Min + (d.Max-d.Min)/2
+	}
+	return d.Mean
 }
 
 func fateText(f faulty.Fate) string {
@@ -146,7 +211,17 @@ func changeText(ch scenarios.Change) string {
 	case ch.Crash != nil:
 		return fmt.Sprintf("crash of %s, restarted after %v", ch.Crash.Instance, ch.Crash.RestartAfter)
 	case ch.Link != nil:
-		return fmt.Sprintf("link %s<->%s changes", ch.Link.A, ch.Link.B)
+		var parts []string
+		for _, d := range []struct {
+			from, to string
+			c        *faulty.Config
+		}{{ch.Link.A, ch.Link.B, ch.Link.AToB}, {ch.Link.B, ch.Link.A, ch.Link.BToA}} {
+			if c := d.c; c != nil {
+				parts = append(parts, fmt.Sprintf("%s->%s latency %v, loss %g, duplicates %g, corrupt %g, %d B/s", d.from, d.to,
+					c.LatencyFixed, c.LossProbability, c.DuplicateProbability, c.CorruptProbability, c.Bandwidth))
+			}
+		}
+		return fmt.Sprintf("link %s<->%s changes: %s", ch.Link.A, ch.Link.B, strings.Join(parts, "; "))
 	case ch.Route != nil:
 		return "a route changes"
 	case ch.Activation != nil:
@@ -273,7 +348,7 @@ func (o *Outcome) messages(conv model.ConversationID) []string {
 		if m.seq == model.Unsequenced {
 			continue
 		}
-		line := fmt.Sprintf("%s seq=%d sent at %v: %d transmissions (%d retries), %d fragments stored, %d duplicates, ready %d, received %d",
+		line := fmt.Sprintf("%s seq=%d sent at %v: %d fragments sent (%d retransmitted), %d stored, %d duplicates, ready %d, received %d",
 			scenarios.Arrow(m.dir), m.seq, m.sentAt, m.sends, m.retries, m.stored, m.dups, m.ready, m.received)
 		if len(m.fates) > 0 {
 			line += "; links: " + strings.Join(m.fates, "; ")
@@ -327,7 +402,7 @@ func (o *Outcome) textChart() string {
 		case p.Fate.Duplicate:
 			mark = " x2"
 		}
-		fmt.Fprintf(&b, "  t=%-12v %s %s %s%-3s  %s\n", p.At, left, arrow, right, mark, packetText(p))
+		fmt.Fprintf(&b, "  t=%-14v %s %s %s%-3s  %s\n", p.At, left, arrow, right, mark, packetText(p))
 	}
 	if n := len(o.packetsOf(0)); len(rows) < n && len(rows) == maxChartRows {
 		fmt.Fprintf(&b, "  ... %d more packets\n", n-len(rows))
@@ -392,7 +467,7 @@ func (o *Outcome) WriteCard(dir string) (string, error) {
 	cfg.Name = o.Config.Name + " (counterexample)"
 	replay := ""
 	text, err := (&file.Scenario{Config: cfg,
-		Question: fmt.Sprintf("Does the counterexample still fail %s? (shrunk by sbsim from seed %d)", o.Failure.Rule, o.Seed)}).Marshal()
+		Question: fmt.Sprintf("Does the counterexample still fail %s? (shrunk by sbsim from seed %d; it fails on seed %d)", o.Failure.Rule, o.FirstSeed, o.Seed)}).Marshal()
 	if err == nil {
 		if err := os.WriteFile(filepath.Join(dir, CaseFile), text, 0o644); err != nil {
 			return "", err
@@ -404,9 +479,17 @@ func (o *Outcome) WriteCard(dir string) (string, error) {
 		}
 		replay = fmt.Sprintf("sh path/to/this/folder/%s, from the root of sbsim's source (%s)", ReplayFile, file.Replay(CaseFile, nil, o.Seed))
 	}
+	if err != nil { // no file: none of an earlier card may stay
+		for _, f := range []string{CaseFile, ReplayFile} {
+			if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return "", err
+			}
+		}
+	}
 	card := o.Card(replay)
 	if err != nil {
-		card += fmt.Sprintf("\nno scenario file: %v; replay it from Go with scenarios.Run(outcome.Config, %d)\n", err, o.Seed)
+		card += fmt.Sprintf("\nno scenario file (%v): replay it from Go, shrink.Shrink(cfg, %d, shrink.Options{}) and scenarios.Run(outcome.Config, outcome.Seed), or the first run, scenarios.Run(cfg, %d)\n",
+			err, o.FirstSeed, o.FirstSeed)
 	}
 	if err := os.WriteFile(filepath.Join(dir, CardFile), []byte(card), 0o644); err != nil {
 		return "", err

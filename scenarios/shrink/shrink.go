@@ -123,14 +123,21 @@ const DefaultMaxRuns = 3000
 // Outcome is a shrunk counterexample: the failure, the seed, the case (a configuration
 // whose links replay a fault plan), its run, traced, and what shrinking took.
 type Outcome struct {
-	Failure Failure
-	Seed    uint64
-	Config  scenarios.Config
-	Result  *scenarios.Result
+	// Failure is what the shrunk case broke (the rule of the first run, its own values);
+	// First what the first run broke, on FirstSeed.
+	Failure, First Failure
+	// Seed is the case's seed: FirstSeed, or one after it that a small case failed on.
+	Seed, FirstSeed uint64
+	Config          scenarios.Config
+	// Result is the case's run, traced, its packets recorded (empty, but for Events, when
+	// the run ended in an error rather than a violation).
+	Result *scenarios.Result
 	// Before and After measure the case as it failed first and once shrunk; Runs counts
-	// the runs shrinking made, Accepted the smaller cases it kept on the way.
+	// the runs shrinking made, Accepted the smaller cases it kept on the way; AtBound says
+	// that it stopped at Options.MaxRuns, not at a case no candidate could shrink.
 	Before, After  Size
 	Runs, Accepted int
+	AtBound        bool
 	// Replayable says whether the case replays a fault plan; false when the run failed
 	// only with the links' random streams, and the case keeps them.
 	Replayable bool
@@ -159,7 +166,7 @@ func Shrink(cfg scenarios.Config, seed uint64, o Options) (*Outcome, error) {
 		return nil, ErrHolds
 	}
 	s.failure = f
-	out := &Outcome{Failure: f, Seed: seed, Before: sizeOf(&cfg, events(res))}
+	out := &Outcome{Failure: f, First: f, Seed: seed, FirstSeed: seed, Before: sizeOf(&cfg, events(res))}
 	cur := cfg
 	if res != nil && res.FaultPlan != nil {
 		planned := cfg.Planned(res.FaultPlan)
@@ -202,11 +209,16 @@ func Shrink(cfg scenarios.Config, seed uint64, o Options) (*Outcome, error) {
 	final := cur
 	final.Trace, final.RecordFaults = true, true
 	r, err := s.run(final)
-	if g, failed := FailureOf(r, err); !failed || !g.same(f) {
+	g, failed := FailureOf(r, err)
+	if !failed || !g.same(f) {
 		return nil, fmt.Errorf("shrink: the shrunk case, run again with its trace, does not fail %s as its run did: %v", f.Rule, g)
 	}
+	if r == nil { // an error, not a violation: no result to show
+		r = &scenarios.Result{}
+	}
 	final.Trace, final.RecordFaults = false, false
-	out.Config, out.Result, out.Runs, out.After, out.Seed = final, r, s.runs, sizeOf(&final, r.Events), s.seed
+	out.Config, out.Result, out.Runs, out.After, out.Seed, out.Failure = final, r, s.runs, sizeOf(&final, r.Events), s.seed, g
+	out.AtBound = s.runs >= s.max
 	return out, nil
 }
 
@@ -288,7 +300,7 @@ type pass func(c scenarios.Config) []scenarios.Config
 // passes are a shrink's passes, in order.
 func (s *shrinker) passes() []pass {
 	bulk := func(c scenarios.Config) []scenarios.Config { return planBulk(c, s.conv) }
-	return []pass{bulk, s.transplant, workloads, planChunks, timeline, links, catalog, programs, rest}
+	return []pass{bulk, s.transplant, timeline, links, workloads, planChunks, catalog, programs, rest}
 }
 
 // edit returns a copy of c that f changed; c's slices are cloned first so that f may

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -123,4 +124,32 @@ func TestACardExplainsAndItsFileReplaysTheCase(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, res.Violation, "the card's file replays the failure")
 	assert.Equal(t, "INV-4", res.Violation.Rule)
+}
+
+// A run that ends in an error (here a program's panic, after two seconds) shrinks as a
+// failure of rule "error", and its card, with no scenario file for a Go hook, says how to
+// replay it from Go and leaves no file of an earlier card (review).
+func TestARunThatPanicsShrinksAndItsCardSaysHowToReplayIt(t *testing.T) {
+	cfg := library("lossy-wan", 0, 0)(t)
+	cfg.Readers = append([]scenarios.Reader(nil), cfg.Readers...)
+	for i := range cfg.Readers {
+		cfg.Readers[i].Hook = func(ctx *scenarios.HookContext) ([]scenarios.Statement, bool) {
+			if ctx.Now > 2*time.Second {
+				panic("a program's bug")
+			}
+			return nil, false
+		}
+	}
+	require.NotEmpty(t, cfg.Readers)
+	out, err := Shrink(cfg, 1, Options{MaxRuns: 40})
+	require.NoError(t, err)
+	assert.Equal(t, "error", out.Failure.Rule)
+	assert.Contains(t, out.Failure.What, "a program's bug")
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ReplayFile), []byte("stale"), 0o644))
+	card, err := out.WriteCard(dir)
+	require.NoError(t, err)
+	assert.Contains(t, card, "no scenario file")
+	assert.Contains(t, card, "shrink.Shrink(cfg, 1, shrink.Options{})")
+	assert.NoFileExists(t, filepath.Join(dir, ReplayFile), "no replay.sh of an earlier card stays")
 }
