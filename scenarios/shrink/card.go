@@ -358,14 +358,32 @@ func (o *Outcome) messages(conv model.ConversationID) []string {
 	return out
 }
 
-// chartRows are the packets a chart draws: the failing conversation's, or every packet,
-// at most maxChartRows of them.
+// chartRows are the packets a chart draws, at most maxChartRows of them: the failing
+// conversation's; for a failure of no conversation (a lock's), those of the conversations
+// its records name; else every packet.
 func (o *Outcome) chartRows() ([]scenarios.SentPacket, []string) {
-	var conv model.ConversationID
-	if v := o.Result.Violation; v != nil {
-		conv = v.Conversation
+	var rows []scenarios.SentPacket
+	switch v := o.Result.Violation; {
+	case v != nil && v.Conversation != 0:
+		rows = o.packetsOf(v.Conversation)
+	case v != nil: // a lock's or a monitor's: the conversations its records name
+		var convs []model.ConversationID
+		for _, r := range v.Records {
+			if r.Conversation != 0 && !slices.Contains(convs, r.Conversation) {
+				convs = append(convs, r.Conversation)
+			}
+		}
+		for _, p := range o.Result.Packets {
+			if slices.Contains(convs, p.Conversation) {
+				rows = append(rows, p)
+			}
+		}
+	default:
+		rows = o.packetsOf(0)
 	}
-	rows := o.packetsOf(conv)
+	if v := o.Result.Violation; v != nil { // what came after the failure explains nothing
+		rows = slices.DeleteFunc(rows, func(p scenarios.SentPacket) bool { return p.At > v.At })
+	}
 	if len(rows) > maxChartRows {
 		rows = rows[:maxChartRows]
 	}
@@ -404,8 +422,8 @@ func (o *Outcome) textChart() string {
 		}
 		fmt.Fprintf(&b, "  t=%-14v %s %s %s%-3s  %s\n", p.At, left, arrow, right, mark, packetText(p))
 	}
-	if n := len(o.packetsOf(0)); len(rows) < n && len(rows) == maxChartRows {
-		fmt.Fprintf(&b, "  ... %d more packets\n", n-len(rows))
+	if len(rows) == maxChartRows {
+		fmt.Fprintf(&b, "  ... the chart stops at %d packets\n", maxChartRows)
 	}
 	return b.String()
 }
