@@ -85,7 +85,7 @@ func Check(ctx context.Context, stdout, stderr io.Writer, o CheckOptions) int {
 		m.Runs = report.Runs
 		m.write(report)
 	}
-	code := report.Close(total, ctx.Err() != nil, stderr)
+	code := report.Close(int(last+1-first), ctx.Err() != nil, stderr) // the shard's runs
 	if o.Determinism && code != ExitInterrupted {
 		tick, done := o.bar(2*total, "checking determinism")
 		code = Worst(code, CheckDeterminism(ctx, targets, o.Overrides, o.Workers, tick, stdout, stderr))
