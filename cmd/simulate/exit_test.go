@@ -177,6 +177,10 @@ func TestCheckAndSweepStopCleanlyOnASignal(t *testing.T) {
 	}{
 		{"check SIGINT", syscall.SIGINT, []string{"check", "lossy-wan", "-seeds", "10000"}, []string{results.ManifestFile, results.SeedsFile}},
 		{"check SIGTERM", syscall.SIGTERM, []string{"check", "lossy-wan", "-seeds", "10000"}, []string{results.ManifestFile, results.SeedsFile}},
+		// a shard of 10,000 runs: its records kept as far as its seeds, and no shard.json,
+		// which would let a merge take the shard for whole
+		{"check shard SIGINT", syscall.SIGINT, []string{"check", "lossy-wan", "-seeds", "20000", "-shard", "0/2"},
+			[]string{results.ManifestFile, results.SeedsFile, results.RecordsFile}},
 		{"sweep SIGINT", syscall.SIGINT, []string{"sweep", "lossy-wan", "-set", "broker.retry_interval_min=1s", "-seeds", "10000"},
 			[]string{results.ManifestFile, results.SeedsFile, results.SweepFile, "sweep-latency-p99.png", "sweep-latency-p99.svg",
 				"sweep-readers-peak.png", "sweep-readers-peak.svg",

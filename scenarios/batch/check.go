@@ -91,15 +91,15 @@ func Check(targets []Target, workers int, progress func()) iter.Seq[Verdict] {
 // CheckSeeds is Check that also yields each seed's result as soon as it and the seeds
 // before it finished: the seeds of a target (with a nil verdict), then its verdict.
 func CheckSeeds(targets []Target, workers int, progress func()) iter.Seq2[SeedResult, *Verdict] {
-	return CheckShard(targets, Shard{}, workers, progress, nil)
+	return CheckShard(targets, Shard{}, workers, progress, false)
 }
 
 // CheckShard is CheckSeeds over the runs of a shard of the check: Shard.Range of all its
 // runs, numbered in their order (each target's seeds, target after target). A target gets
-// a verdict over those of its seeds the shard runs, when it runs any. record, when not nil,
-// is given each run's CheckRecord as its result is yielded, for CheckRecords to judge the
-// targets again over the runs of every shard.
-func CheckShard(targets []Target, shard Shard, workers int, progress func(), record func(CheckRecord)) iter.Seq2[SeedResult, *Verdict] {
+// a verdict over those of its seeds the shard runs, when it runs any. With record, each
+// seed's result carries its run's CheckRecord, for CheckRecords to judge the targets
+// again over the runs of every shard.
+func CheckShard(targets []Target, shard Shard, workers int, progress func(), record bool) iter.Seq2[SeedResult, *Verdict] {
 	return func(yield func(SeedResult, *Verdict) bool) {
 		first, last := shard.Range(checkRuns(targets))
 		var jobs []Job
@@ -116,13 +116,7 @@ func CheckShard(targets []Target, shard Shard, workers int, progress func(), rec
 		keep := func(i int, res *scenarios.Result) runJudgement { return judgeRun(owner[i], res) }
 		next, stop := iter.Pull(Map(jobs, workers, keep, progress))
 		defer stop()
-		judgeRuns(targets, first, last, func(run int, name string) (Outcome[runJudgement], bool) {
-			o, ok := next()
-			if ok && record != nil {
-				record(recordOf(run, name, o))
-			}
-			return o, ok
-		}, yield)
+		judgeRuns(targets, first, last, record, func(int, string) (Outcome[runJudgement], bool) { return next() }, yield)
 	}
 }
 
@@ -132,7 +126,7 @@ func CheckShard(targets []Target, shard Shard, workers int, progress func(), rec
 // the run wanted, or next's error, ends the iteration, and *errp says why.
 func CheckRecords(targets []Target, next func() (CheckRecord, error), errp *error) iter.Seq2[SeedResult, *Verdict] {
 	return func(yield func(SeedResult, *Verdict) bool) {
-		judgeRuns(targets, 1, uint64(checkRuns(targets)), func(run int, name string) (Outcome[runJudgement], bool) {
+		judgeRuns(targets, 1, uint64(checkRuns(targets)), false, func(run int, name string) (Outcome[runJudgement], bool) {
 			r, err := next()
 			if err == nil && (r.Run != run || r.Scenario != name) {
 				err = fmt.Errorf("the record of run %d is of %s seed %d, where run %d is of %s", r.Run, r.Scenario, r.Seed, run, name)
@@ -156,9 +150,9 @@ func checkRuns(targets []Target) int {
 }
 
 // judgeRuns yields the seed results of the runs first to last (numbered from 1 over the
-// targets' seeds), each outcome from next, and each target's verdict over those of its
-// seeds among them. It stops when next has no outcome.
-func judgeRuns(targets []Target, first, last uint64, next func(run int, name string) (Outcome[runJudgement], bool), yield func(SeedResult, *Verdict) bool) {
+// targets' seeds), each outcome from next (with its record, when record is set), and each
+// target's verdict over those of its seeds among them. It stops when next has no outcome.
+func judgeRuns(targets []Target, first, last uint64, record bool, next func(run int, name string) (Outcome[runJudgement], bool), yield func(SeedResult, *Verdict) bool) {
 	run := 0
 	for _, tg := range targets {
 		v := Verdict{Name: tg.Name}
@@ -178,7 +172,12 @@ func judgeRuns(targets []Target, first, last uint64, next func(run int, name str
 			case o.Err == nil && len(o.Kept.reasons) > 0:
 				v.Failures = append(v.Failures, SeedFailure{Seed: o.Seed, Reasons: o.Kept.reasons})
 			}
-			if !yield(newSeedResult(tg.Name, o), nil) {
+			r := newSeedResult(tg.Name, o)
+			if record {
+				rec := recordOf(run, tg.Name, o)
+				r.Record = &rec
+			}
+			if !yield(r, nil) {
 				return
 			}
 			over.Add(o.Seed, o.Kept.samples)

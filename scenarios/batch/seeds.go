@@ -15,6 +15,8 @@ type SeedResult struct {
 	Reasons []string
 	Stop    sim.StopReason
 	Err     error
+	// Record is the run's record, for a shard of a check (CheckShard with record).
+	Record *CheckRecord
 }
 
 // OK reports whether the seed passed.

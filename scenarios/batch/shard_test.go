@@ -134,13 +134,15 @@ func TestCheckRecordsOfTheShardsJudgeAsTheOneCheck(t *testing.T) {
 	var records []CheckRecord
 	shardSeeds := 0
 	for i := range 3 {
-		got := collect(CheckShard(targets, Shard{Index: i, Count: 3}, 2, nil, func(r CheckRecord) {
-			data, err := json.Marshal(r)
+		got := collect(CheckShard(targets, Shard{Index: i, Count: 3}, 2, nil, true))
+		for _, r := range got.seeds {
+			require.NotNil(t, r.Record, "shard %d records %s seed %d", i, r.Name, r.Seed)
+			data, err := json.Marshal(r.Record)
 			require.NoError(t, err)
 			var back CheckRecord
 			require.NoError(t, json.Unmarshal(data, &back))
 			records = append(records, back)
-		}))
+		}
 		shardSeeds += len(got.seeds)
 		first, last := Shard{Index: i, Count: 3}.Range(8)
 		assert.Len(t, got.seeds, int(last+1-first), "shard %d runs its runs", i)

@@ -60,21 +60,15 @@ func Check(ctx context.Context, stdout, stderr io.Writer, o CheckOptions) int {
 		return ExitNotWritten
 	}
 	m := checkManifest(o, targets, total)
-	var record func(batch.CheckRecord)
 	var records *Lines
 	if o.Shard.Sharded() {
 		if records, err = report.Folder.Lines(RecordsFile); err != nil {
 			fmt.Fprintf(stderr, "simulate: %v\n", err)
 			return ExitNotWritten
 		}
-		record = func(r batch.CheckRecord) {
-			if err := records.Add(r); err != nil && report.err == nil {
-				report.err = err
-			}
-		}
 	}
-	runs := batch.CheckShard(targets, o.Shard, o.Workers, o.Progress, record)
-	reportCheck(report, batch.Until(ctx, runs), replay)
+	runs := batch.CheckShard(targets, o.Shard, o.Workers, o.Progress, records != nil)
+	reportCheck(report, batch.Until(ctx, runs), replay, records)
 	o.done()
 	limit := KeptFailingSeeds
 	if o.Shard.Sharded() {
@@ -103,7 +97,7 @@ func Check(ctx context.Context, stdout, stderr io.Writer, o CheckOptions) int {
 		m.Runs = report.Runs
 		m.write(report)
 	}
-	code := report.Close(total, ctx.Err() != nil, stderr)
+	code := report.Close(int(last+1-first), ctx.Err() != nil, stderr) // the shard's runs
 	if o.Determinism && code != ExitInterrupted {
 		tick, done := o.bar(2*total, "checking determinism")
 		code = Worst(code, CheckDeterminism(ctx, targets, o.Overrides, o.Workers, tick, stdout, stderr))
@@ -120,11 +114,15 @@ func (o CheckOptions) bar(total int, what string) (tick, done func()) {
 	return o.Bar(total, what)
 }
 
-// reportCheck reports each seed of a check and each scenario's verdict.
-func reportCheck(report *BatchReport, runs iter.Seq2[batch.SeedResult, *batch.Verdict], replay func(name string, seed uint64, extra ...string) string) {
+// reportCheck reports each seed of a check and each scenario's verdict, and writes each
+// seed's record to records when it is not nil.
+func reportCheck(report *BatchReport, runs iter.Seq2[batch.SeedResult, *batch.Verdict], replay func(name string, seed uint64, extra ...string) string, records *Lines) {
 	for r, v := range runs {
 		if v == nil {
 			report.Seed(r, replay(r.Name, r.Seed))
+			if records != nil && r.Record != nil && report.err == nil {
+				report.err = records.Add(r.Record)
+			}
 			continue
 		}
 		report.Verdict(*v, func(seed uint64) string { return replay(r.Name, seed) })
@@ -180,8 +178,14 @@ func mergeCheck(ctx context.Context, stdout, stderr io.Writer, out string, shard
 	var readErr error
 	next, stop := pullRecords(paths, &readErr)
 	defer stop()
-	reportCheck(report, batch.Until(ctx, batch.CheckRecords(targets, next, &readErr)), CheckReplay(targets, overrides))
-	if readErr != nil {
+	interruptible := func() (batch.CheckRecord, error) {
+		if err := ctx.Err(); err != nil {
+			return batch.CheckRecord{}, err
+		}
+		return next()
+	}
+	reportCheck(report, batch.CheckRecords(targets, interruptible, &readErr), CheckReplay(targets, overrides), nil)
+	if readErr != nil && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "simulate merge: %v\n", readErr)
 		report.Close(report.Runs, false, stderr)
 		return ExitNotWritten

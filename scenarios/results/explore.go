@@ -72,7 +72,7 @@ func Explore(ctx context.Context, stdout, stderr io.Writer, s *file.Scenario, o 
 		m.Runs = report.Runs
 		m.write(report)
 	}
-	return report.Close(o.Seeds, ctx.Err() != nil, stderr)
+	return report.Close(int(last+1-first), ctx.Err() != nil, stderr) // the shard's seeds
 }
 
 // exploreHeader is the first line an exploration prints: of all its seeds, or of a shard's.

@@ -114,7 +114,7 @@ func readShards(out string, dirs []string) ([]shardDir, error) {
 		}
 		data, err := os.ReadFile(filepath.Join(dir, ShardFile))
 		if err != nil {
-			return nil, fmt.Errorf("%s: no %s: not the folder of a shard (simulate explore -shard i/n -out DIR), or its run was interrupted", dir, ShardFile)
+			return nil, fmt.Errorf("%s: no %s: not the folder of a shard (simulate explore or check -shard i/n -out DIR), or its run was interrupted", dir, ShardFile)
 		}
 		s := shardDir{dir: dir}
 		if err := json.Unmarshal(data, &s.ShardManifest); err != nil {

@@ -67,6 +67,16 @@ func TestMergeIsTheWholeExplorationInAnyOrder(t *testing.T) {
 			assert.NoFileExists(t, filepath.Join(out, ShardFile), "the merged folder is the whole exploration's, no shard's")
 		})
 	}
+	t.Run("-v", func(t *testing.T) {
+		s, err := file.Open("lossy-wan")
+		require.NoError(t, err)
+		var verbose, merged bytes.Buffer
+		o := ExploreOptions{Arg: "lossy-wan", Seeds: 5, Swarm: true, BatchOptions: BatchOptions{Out: t.TempDir(), Workers: 1, Verbose: true}}
+		require.Equal(t, ExitOK, Explore(context.Background(), &verbose, io.Discard, s, o))
+		require.Equal(t, ExitOK, Merge(context.Background(), &merged, io.Discard, filepath.Join(t.TempDir(), "merged"), dirs, true))
+		assert.Equal(t, verbose.String(), merged.String(), "merge -v prints every seed as explore -v does")
+		assert.Contains(t, merged.String(), "lossy-wan seed 3: ok")
+	})
 }
 
 // Merge refuses, before it writes anything, shards of different explorations (scenario,
