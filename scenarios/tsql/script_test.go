@@ -99,7 +99,7 @@ func TestTokensOfAnOpenStringOrCommentFailWhereItBegan(t *testing.T) {
 	}
 }
 
-// FuzzReader: on any input, Split and Tokens end without a panic, and every token lies
+// FuzzReader: on any input, Split, Tokens and Statements end without a panic, and every token lies
 // inside its batch.
 func FuzzReader(f *testing.F) {
 	for _, seed := range []string{"CREATE QUEUE q\nGO\n", ":setvar a b\nSELECT $(a)\nGO 3", "/* /* */ */ N'x''y' [a]]b] \"c\"\"d\"",
@@ -113,6 +113,11 @@ func FuzzReader(f *testing.F) {
 		}
 		for _, b := range s.Batches {
 			toks, _ := Tokens(b)
+			for _, st := range Statements(toks) {
+				if len(st.Tokens) == 0 {
+					t.Fatalf("an empty statement at %v", st.Pos)
+				}
+			}
 			for _, tk := range toks {
 				if tk.Pos.Line < b.Line || tk.Pos.Line >= b.Line+len(b.Lines) || tk.Pos.Col < 1 ||
 					tk.Pos.Col > utf8.RuneCountInString(b.Lines[tk.Pos.Line-b.Line])+1 {
