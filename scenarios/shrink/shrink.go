@@ -170,9 +170,8 @@ func Shrink(cfg scenarios.Config, seed uint64, o Options) (*Outcome, error) {
 	cur := cfg
 	if res != nil && res.FaultPlan != nil {
 		planned := cfg.Planned(res.FaultPlan)
-		if r, ok := s.fails(planned); ok {
+		if _, ok := s.fails(planned); ok {
 			cur, out.Replayable = planned, true
-			_ = r
 		}
 	}
 	if res != nil && res.Violation != nil {
