@@ -42,6 +42,34 @@ type Scenario struct {
 	// overrides applied to it (With); Hash identifies that text (summary.json's
 	// scenario_hash).
 	Source, Hash string
+	// Places are where each value was written, by path in the file's own terms (as
+	// Error.Path writes it: instances[0].databases[1].queues[2]): Load fills them from the
+	// YAML, and tsql's import from the T-SQL statement that made each object. PlaceOf
+	// finds the place of a path, or of its nearest ancestor with one.
+	Places map[string]Place
+}
+
+// Place is where something in a scenario's source was written: a file, and a line and
+// column counted from 1 (zero when unknown).
+type Place struct {
+	File         string
+	Line, Column int
+}
+
+// PlaceOf returns where path was written, or its nearest ancestor with a place, or the
+// scenario's source with no line.
+func (f *Scenario) PlaceOf(path string) Place {
+	for path != "" {
+		if p, ok := f.Places[path]; ok {
+			return p
+		}
+		i := strings.LastIndexAny(path, ".[")
+		if i < 0 {
+			break
+		}
+		path = path[:i]
+	}
+	return Place{File: f.Source}
 }
 
 // LoadFile reads and loads the scenario file at path; errors name the path.
@@ -75,6 +103,10 @@ func Load(name string, data []byte) (*Scenario, error) {
 		return nil, d.errs
 	}
 	f.Source, f.Hash = name, hashText(data)
+	f.Places = make(map[string]Place, len(d.pos))
+	for path, n := range d.pos {
+		f.Places[path] = Place{File: name, Line: n.Line, Column: n.Column}
+	}
 	return f, nil
 }
 
