@@ -28,10 +28,10 @@ var allowed = map[string][]string{
 	"scenarios/batch":   {"sim", "model", "model/invariant", "scenarios", "scenarios/file"},
 	"scenarios/gen":     {"sim", "net/faulty", "model", "scenarios"},
 	"scenarios/shrink":  {"sim", "net/faulty", "model", "scenarios", "scenarios/file"},
-	"scenarios/tsql":    {},
+	"scenarios/tsql":    {"sim", "model", "scenarios", "scenarios/file"},
 	"scenarios/check":   {"model", "scenarios", "scenarios/file", "scenarios/batch", "scenarios/gen", "scenarios/shrink"},
 	"scenarios/results": {"sim", "model", "model/invariant", "plots", "scenarios", "scenarios/file", "scenarios/batch", "scenarios/shrink"},
-	"cmd/simulate":      {"scenarios", "scenarios/file", "scenarios/batch", "scenarios/results"},
+	"cmd/simulate":      {"scenarios", "scenarios/file", "scenarios/batch", "scenarios/results", "scenarios/tsql"},
 	"docs":              {},
 }
 

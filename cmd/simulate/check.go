@@ -35,7 +35,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return results.ExitUsage
 	}
 	o := results.CheckOptions{Args: pos, Overrides: *sets, Seeds: *seeds, Shard: *shard, Determinism: *determinism, ShrinkRuns: *shrinkRuns,
-		Bar:          func(n int, what string) (func(), func()) { return progress(stderr, n, what) },
+		Bar:          func(n int, what string) (func(), func()) { return results.Progress(stderr, n, what) },
 		BatchOptions: results.BatchOptions{Out: *out, Workers: *nworkers, Verbose: *verbose}}
 	return results.Check(ctx, stdout, stderr, o)
 }

@@ -54,7 +54,7 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
 		return results.ExitUsage
 	}
-	tick, finish := progress(stderr, *seeds, "exploring")
+	tick, finish := results.Progress(stderr, *seeds, "exploring")
 	o := results.ExploreOptions{Arg: pos[0], Overrides: *sets, Seeds: *seeds, Swarm: *swarm, Shard: *shard, ShrinkRuns: *shrinkRuns,
 		BatchOptions: results.BatchOptions{Out: *out, Workers: *nworkers, Verbose: *verbose, Progress: tick, Done: finish}}
 	return results.Explore(ctx, stdout, stderr, s, o)

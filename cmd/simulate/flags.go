@@ -9,8 +9,6 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/schollz/progressbar/v3"
-
 	"github.com/sbsim/sbsim/scenarios/batch"
 	"github.com/sbsim/sbsim/scenarios/file"
 )
@@ -89,20 +87,6 @@ func shardFlag(fs *flag.FlagSet) *batch.Shard {
 		return err
 	})
 	return &s
-}
-
-// progress returns a progress bar on stderr when it is a terminal, else nothing.
-func progress(stderr io.Writer, total int, what string) (tick func(), finish func()) {
-	f, ok := stderr.(*os.File)
-	if !ok {
-		return nil, func() {}
-	}
-	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		return nil, func() {}
-	}
-	bar := progressbar.NewOptions(total, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription(what),
-		progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
-	return func() { _ = bar.Add(1) }, func() { _ = bar.Finish() }
 }
 
 // workers is the default number of parallel runs: one single-threaded run per core.

@@ -91,6 +91,9 @@ func subcommands() []subcommand {
 		{"list", "", "list the library's scenarios and the question each answers", "  simulate list\n", cmdList},
 		{"validate", "FILE...", "check scenario files and report every error with its line and column",
 			"  simulate validate my-design.yaml\n", cmdValidate},
+		{"import", "FILE.sql|DIR... [-map DATABASE=INSTANCE ...] [-var NAME=VALUE ...] [-db NAME] [-o FILE]",
+			"read Service Broker T-SQL scripts into a commented scenario file (docs/import.md)",
+			"  simulate import deploy.sql -var DbName=Orders -o orders.yaml\n  simulate import initiator.sql target.sql -map Orders=A -map Stock=B -o design.yaml\n", cmdImport},
 		{"plot", "DIR", "draw the plots again from the results written in DIR", "  simulate plot results/lossy-wan-seed-7\n", cmdPlot},
 	}
 }

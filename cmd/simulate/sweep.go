@@ -46,7 +46,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err == nil {
 		var sw *batch.Sweep
 		if sw, err = batch.NewSweep(s, params, *seeds); err == nil {
-			tick, finish := progress(stderr, len(sw.Points)*sw.Seeds, "sweeping")
+			tick, finish := results.Progress(stderr, len(sw.Points)*sw.Seeds, "sweeping")
 			return results.RunSweep(ctx, stdout, stderr, pos[0], sw, results.BatchOptions{Out: *out, Workers: *nworkers,
 				Verbose: *verbose, Progress: tick, Done: finish})
 		}

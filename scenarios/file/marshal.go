@@ -20,9 +20,22 @@ import (
 // default are left out. A distribution with fields its kind does not use, or an
 // expectation without a comparator or with an unknown metric, cannot be written: Marshal
 // returns an error naming it.
-func (f *Scenario) Marshal() ([]byte, error) {
+func (f *Scenario) Marshal() ([]byte, error) { return f.MarshalCommented(nil) }
+
+// MarshalCommented is Marshal with comments: each entry's lines go above the value at its
+// path, in the file's own terms (workloads[0], instances[1].databases[0].queues[2]); the
+// path "" puts them at the head of the file. A value written in flow style
+// ({name: Q}) cannot hold a comment inside it: its comment goes above the block that
+// holds it. Comments at paths the file does not have are left out.
+func (f *Scenario) MarshalCommented(comments map[string][]string) ([]byte, error) {
 	e := &encoder{}
 	root := e.file(f)
+	if len(comments) > 0 {
+		if head := comments[""]; len(head) > 0 {
+			root.HeadComment = commentText(head)
+		}
+		attachComments(root, "", comments)
+	}
 	if e.err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", f.Config.Name, e.err)
 	}
@@ -38,6 +51,80 @@ func (f *Scenario) Marshal() ([]byte, error) {
 	return spaceSections(buf.Bytes()), nil
 }
 
+// attachComments puts the comments of each path inside n on the key (or, in a list, the
+// item) that begins it.
+func attachComments(n *yaml.Node, path string, comments map[string][]string) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key, value := n.Content[i], n.Content[i+1]
+			p := join(path, key.Value)
+			add(key, comments[p])
+			if value.Style&yaml.FlowStyle != 0 {
+				addNested(key, value, p, comments)
+				continue
+			}
+			attachComments(value, p, comments)
+		}
+	case yaml.SequenceNode:
+		for i, item := range n.Content {
+			p := index(path, i)
+			add(item, comments[p])
+			if item.Style&yaml.FlowStyle != 0 || n.Style&yaml.FlowStyle != 0 {
+				addNested(item, item, p, comments)
+				continue
+			}
+			attachComments(item, p, comments)
+		}
+	}
+}
+
+// addNested puts the comments of the paths inside a flow value on the block node above it.
+func addNested(on, value *yaml.Node, path string, comments map[string][]string) {
+	switch value.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(value.Content); i += 2 {
+			p := join(path, value.Content[i].Value)
+			add(on, comments[p])
+			addNested(on, value.Content[i+1], p, comments)
+		}
+	case yaml.SequenceNode:
+		for i, item := range value.Content {
+			p := index(path, i)
+			add(on, comments[p])
+			addNested(on, item, p, comments)
+		}
+	}
+}
+
+func add(n *yaml.Node, lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	if n.HeadComment != "" {
+		n.HeadComment += "\n"
+	}
+	n.HeadComment += commentText(lines)
+}
+
+// commentText makes comment lines of lines, wrapped at 96 columns.
+func commentText(lines []string) string {
+	var out []string
+	for _, l := range lines {
+		words := strings.Fields(l)
+		cur := "#"
+		for _, w := range words {
+			if len(cur)+1+len(w) > 96 && cur != "#" {
+				out = append(out, cur)
+				cur = "#  "
+			}
+			cur += " " + w
+		}
+		out = append(out, cur)
+	}
+	return strings.Join(out, "\n")
+}
+
 // sections are the top-level keys that begin a part of the file; Marshal puts a blank line
 // before each.
 var sections = []string{"instances:", "links:", "broker:", "workloads:", "readers:", "procedures:",
@@ -46,16 +133,23 @@ var sections = []string{"instances:", "links:", "broker:", "workloads:", "reader
 // spaceSections puts a blank line before each section. A line that starts in column one
 // is a top-level key: the encoder indents everything else, block scalars included.
 func spaceSections(out []byte) []byte {
-	var b bytes.Buffer
+	var b, comment bytes.Buffer // comment: the comment lines above the next key
 	for _, line := range bytes.SplitAfter(out, []byte("\n")) {
+		if bytes.HasPrefix(line, []byte("#")) {
+			comment.Write(line)
+			continue
+		}
 		for _, s := range sections {
 			if bytes.HasPrefix(line, []byte(s)) && b.Len() > 0 {
 				b.WriteByte('\n')
 				break
 			}
 		}
+		b.Write(comment.Bytes())
+		comment.Reset()
 		b.Write(line)
 	}
+	b.Write(comment.Bytes())
 	return b.Bytes()
 }
 

@@ -17,7 +17,9 @@ type Statement struct {
 // before it, which the reader reports as not modelled in any case.
 var starters = map[string]bool{"CREATE": true, "ALTER": true, "DROP": true, "USE": true, "GRANT": true, "DENY": true,
 	"REVOKE": true, "EXEC": true, "EXECUTE": true, "DECLARE": true, "PRINT": true, "IF": true, "INSERT": true,
-	"UPDATE": true, "DELETE": true, "SELECT": true, "BEGIN": true, "RAISERROR": true, "THROW": true}
+	"UPDATE": true, "DELETE": true, "SELECT": true, "BEGIN": true, "RAISERROR": true, "THROW": true,
+	"END": true, "SEND": true, "RECEIVE": true, "WAITFOR": true, "GET": true, "MOVE": true, "COMMIT": true,
+	"ROLLBACK": true, "WHILE": true, "RETURN": true, "ENABLE": true, "DISABLE": true}
 
 // objects are the kinds of object CREATE, ALTER and DROP name, longest first where one
 // begins another.
@@ -48,7 +50,7 @@ func Statements(toks []Token) []Statement {
 		case t.Kind == Punct && t.Value == ";" && depth == 0:
 			flush()
 			continue
-		case t.Kind == Word && depth == 0 && len(cur) > 0 && starters[strings.ToUpper(t.Value)]:
+		case t.Kind == Word && depth == 0 && len(cur) > 0 && starters[strings.ToUpper(t.Value)] && !continues(cur[len(cur)-1]):
 			flush()
 		}
 		if t.Kind == Punct {
@@ -60,12 +62,18 @@ func Statements(toks []Token) []Statement {
 			}
 		}
 		cur = append(cur, t)
-		if !body && len(cur) >= 2 && (cur[0].Is("CREATE") || cur[0].Is("ALTER")) && (cur[1].Is("PROCEDURE") || cur[1].Is("PROC")) {
+		if !body && isProcedure(cur) {
 			body = true
 		}
 	}
 	flush()
 	return out
+}
+
+// continues reports whether a starter after t belongs to t's statement: WITH ROLLBACK
+// IMMEDIATE, GRANT SEND ON SERVICE::s, GRANT EXECUTE, a list's next permission.
+func continues(t Token) bool {
+	return t.Is("WITH") || t.Is("GRANT") || t.Is("DENY") || t.Is("REVOKE") || (t.Kind == Punct && t.Value == ",")
 }
 
 // classify names a statement's verb, object and name.
@@ -76,6 +84,9 @@ func classify(toks []Token) Statement {
 	}
 	s.Verb = strings.ToUpper(toks[0].Value)
 	rest := toks[1:]
+	if s.Verb == "CREATE" && len(rest) >= 2 && rest[0].Is("OR") && rest[1].Is("ALTER") {
+		rest = rest[2:] // CREATE OR ALTER
+	}
 	if s.Verb == "CREATE" || s.Verb == "ALTER" || s.Verb == "DROP" {
 		for _, o := range objects {
 			if len(rest) >= len(o) && matches(rest, o) {
@@ -85,10 +96,22 @@ func classify(toks []Token) Statement {
 			}
 		}
 	}
+	if s.Verb == "DROP" && len(rest) >= 2 && rest[0].Is("IF") && rest[1].Is("EXISTS") {
+		rest = rest[2:]
+	}
 	if s.Verb == "USE" || s.Object != "" {
 		s.Name = name(rest)
 	}
 	return s
+}
+
+// isProcedure reports whether toks begin CREATE [OR ALTER] PROCEDURE or ALTER PROCEDURE.
+func isProcedure(toks []Token) bool {
+	i := 1
+	if len(toks) > 3 && toks[0].Is("CREATE") && toks[1].Is("OR") && toks[2].Is("ALTER") {
+		i = 3
+	}
+	return len(toks) > i && (toks[0].Is("CREATE") || toks[0].Is("ALTER")) && (toks[i].Is("PROCEDURE") || toks[i].Is("PROC"))
 }
 
 func matches(toks []Token, words []string) bool {

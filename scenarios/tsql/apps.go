@@ -1,0 +1,464 @@
+package tsql
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sbsim/sbsim/model"
+	"github.com/sbsim/sbsim/scenarios"
+	"github.com/sbsim/sbsim/sim"
+)
+
+// PostEventNotification is the contract of a service that receives event notifications.
+const PostEventNotification = "http://schemas.microsoft.com/SQL/Notifications/PostEventNotification"
+
+// Skeleton defaults: what the workload skeleton and the links get where the scripts say
+// nothing (docs/import.md lists them).
+const (
+	SkeletonDialogs      = 10
+	SkeletonInterarrival = time.Second
+	SkeletonSize         = 1024
+	SkeletonLatency      = time.Millisecond
+	SkeletonMaxTime      = 10 * time.Minute
+)
+
+// queueRef names a queue of the catalog.
+type queueRef struct{ instance, database, queue string }
+
+func (q queueRef) String() string { return q.instance + "/" + q.database + "/" + q.queue }
+
+// activated is a queue's activation procedure as read.
+type activated struct {
+	ref  queueRef
+	path string // the queue's path in the file
+	prog program
+	src  *procSource // nil when no script creates the procedure
+	// folded: the request handlers became the workload's replies and life cycle.
+	folded bool
+}
+
+// programs reads the activation procedure of every queue that has one.
+func (b *builder) programs() {
+	for ii, in := range b.cfg.Instances {
+		rin := b.r.instances[b.instanceIndex(in.Name)]
+		for di, db := range in.Databases {
+			rdb := rin.database(db.Name, Pos{})
+			types := map[string]bool{}
+			for _, mt := range db.MessageTypes {
+				types[mt.Name] = true
+			}
+			for qi, q := range db.Queues {
+				if q.Activation.Procedure == "" {
+					continue
+				}
+				a := &activated{ref: queueRef{in.Name, db.Name, q.Name}, path: fmt.Sprintf("instances[%d].databases[%d].queues[%d]", ii, di, qi)}
+				a.src = findProcedure(rin, rdb, q.Activation.Procedure)
+				if a.src != nil {
+					a.prog = readProgram(a.src, q.Name, types)
+				} else {
+					a.prog = program{proc: scenarios.Procedure{Name: q.Activation.Procedure},
+						why: []string{fmt.Sprintf("no script creates the procedure %s", q.Activation.Procedure)}}
+				}
+				if !a.prog.recognised {
+					a.prog.proc.Top, a.prog.proc.WaitFor = 1, scenarios.DefaultProcedureWaitFor
+				}
+				b.activated = append(b.activated, a)
+			}
+		}
+	}
+}
+
+func (b *builder) instanceIndex(name string) int {
+	for i, in := range b.r.instances {
+		if in.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// findProcedure finds an activation procedure in its queue's database, else in another
+// database of the instance.
+func findProcedure(in *instance, db *database, name string) *procSource {
+	key := strings.ToLower(name)
+	if p := db.procedures[key]; p != nil {
+		return p
+	}
+	for _, other := range in.databases {
+		if p := other.procedures[key]; p != nil {
+			return p
+		}
+	}
+	return nil
+}
+
+// service is a service of the catalog with where it is.
+type service struct {
+	model.Service
+	instance, database string
+	db                 *model.Database
+}
+
+func (b *builder) services() []service {
+	var out []service
+	for _, in := range b.cfg.Instances {
+		for di := range in.Databases {
+			db := &in.Databases[di]
+			for _, s := range db.Services {
+				out = append(out, service{Service: s, instance: in.Name, database: db.Name, db: db})
+			}
+		}
+	}
+	return out
+}
+
+// qualified names a service as a workload does: its name, or instance/database/name when
+// several databases have one of that name.
+func qualified(all []service, s service) string {
+	n := 0
+	for _, o := range all {
+		if o.Name == s.Name {
+			n++
+		}
+	}
+	if n > 1 {
+		return s.instance + "/" + s.database + "/" + s.Name
+	}
+	return s.Name
+}
+
+// workloads writes a skeleton: one workload to each service that accepts a contract,
+// from the service most likely to begin its dialogs, with what the target's procedure
+// does as its replies and life cycle. Every figure in it is marked to edit.
+func (b *builder) workloads() {
+	all := b.services()
+	for _, t := range all {
+		contract := ""
+		for _, k := range t.Contracts {
+			if k == PostEventNotification {
+				contract = ""
+				break
+			}
+			if contract == "" || contract == "DEFAULT" {
+				contract = k
+			}
+		}
+		if contract == "" {
+			continue
+		}
+		from, ok := b.initiator(all, t, contract)
+		wpath := fmt.Sprintf("workloads[%d]", len(b.cfg.Workloads))
+		if !ok {
+			b.d.comment("workloads", "No service could begin dialogs to %s on %s: no other service's database has the contract. Add a workload by hand.", t.Name, contract)
+			continue
+		}
+		w := scenarios.Workload{Name: "to " + t.Name, From: qualified(all, from), To: qualified(all, t), Dialogs: SkeletonDialogs,
+			Interarrival: sim.ExponentialMean(SkeletonInterarrival), Messages: 1, Size: scenarios.FixedSize(SkeletonSize)}
+		if contract != "DEFAULT" {
+			w.Contract = contract
+			w.MessageType = initiatorType(t.db, contract)
+		}
+		b.d.comment(wpath, "EDIT: a skeleton. Who begins dialogs to %s, how many, how often, how big: the scripts do not say.", t.Name)
+		b.d.comment(wpath, "From %s: %s.", from.Name, b.why[from.Name+"→"+t.Name])
+		b.replies(&w, t, wpath)
+		b.cfg.Workloads = append(b.cfg.Workloads, w)
+	}
+	if len(b.cfg.Workloads) == 0 && len(all) > 0 {
+		b.d.comment("", "No workload: no service accepts a contract that another service could begin a dialog on.")
+	}
+	b.procedures()
+	b.readers()
+	b.cfg.MaxTime = SkeletonMaxTime
+	b.d.comment("limits", "EDIT: the run stops after %v minutes of simulated time: readers that poll never run out of events.", SkeletonMaxTime.Minutes())
+}
+
+// initiator picks the service that begins dialogs to t: one whose database routes t's
+// name, else one with no contract of its own (an initiator's service) in another
+// database that has the contract, else any other service whose database has it.
+func (b *builder) initiator(all []service, t service, contract string) (service, bool) {
+	if b.why == nil {
+		b.why = map[string]string{}
+	}
+	hasContract := func(s service) bool {
+		if contract == "DEFAULT" {
+			return true
+		}
+		for _, k := range s.db.Contracts {
+			if k.Name == contract {
+				return true
+			}
+		}
+		return false
+	}
+	tiers := []struct {
+		why string
+		ok  func(s service) bool
+	}{
+		{"its database has a route to " + t.Name, func(s service) bool {
+			for _, r := range s.db.Routes {
+				if r.ServiceName == t.Name {
+					return true
+				}
+			}
+			return false
+		}},
+		{"a service with no contract (it can only begin dialogs) in another database", func(s service) bool {
+			return len(s.Contracts) == 0 && s.database != t.database
+		}},
+		{"a service with no contract (it can only begin dialogs)", func(s service) bool { return len(s.Contracts) == 0 }},
+		{"another service whose database has the contract", func(s service) bool { return true }},
+	}
+	for _, tier := range tiers {
+		for _, s := range all {
+			if s.Name == t.Name && s.instance == t.instance && s.database == t.database {
+				continue
+			}
+			if hasContract(s) && tier.ok(s) {
+				b.why[s.Name+"→"+t.Name] = tier.why
+				return s, true
+			}
+		}
+	}
+	return service{}, false
+}
+
+// initiatorType is the first message type the contract lets the initiator send.
+func initiatorType(db *model.Database, contract string) string {
+	for _, k := range db.Contracts {
+		if k.Name != contract {
+			continue
+		}
+		for _, m := range k.Messages {
+			if m.SentBy == model.SentByInitiator || m.SentBy == model.SentByAny {
+				return m.MessageType
+			}
+		}
+	}
+	return ""
+}
+
+// replies sets the workload's replies and life cycle from what the target's procedure
+// does with the request, when that is a reply and an END CONVERSATION or less.
+func (b *builder) replies(w *scenarios.Workload, t service, wpath string) {
+	var a *activated
+	for _, x := range b.activated {
+		if x.ref.instance == t.instance && x.ref.database == t.database && x.ref.queue == t.Queue {
+			a = x
+		}
+	}
+	if a == nil || !a.prog.recognised {
+		b.d.comment(wpath, "The target's program is not read from a procedure: the initiator ends after its last message.")
+		return
+	}
+	stmts, ok := a.prog.handlers[w.MessageType]
+	if !ok {
+		stmts = a.prog.handlers[""]
+	}
+	typ, ends, ok := reply(stmts)
+	if !ok {
+		b.d.comment(wpath, "%s's handler of %s is more than a reply and an END CONVERSATION: it stays a handler (procedures).", a.prog.proc.Name, orDefault(w.MessageType))
+		return
+	}
+	a.folded = true
+	switch {
+	case typ != "" && ends:
+		w.Replies, w.ReplyType, w.End = true, typ, scenarios.EndTargetAfterReply
+		w.ReplySize = w.Size
+		b.d.comment(wpath, "%s answers with %s and ends the conversation: replies, end: target-after-reply.", a.prog.proc.Name, typ)
+	case typ != "":
+		w.Replies, w.ReplyType = true, typ
+		w.ReplySize = w.Size
+		b.d.comment(wpath, "%s answers with %s: replies; the initiator ends once it has the reply.", a.prog.proc.Name, typ)
+	case ends:
+		w.End = scenarios.EndTarget
+		b.d.comment(wpath, "%s ends the conversation once it has the message: end: target.", a.prog.proc.Name)
+	default:
+		b.d.comment(wpath, "%s neither answers nor ends: the initiator ends after its last message.", a.prog.proc.Name)
+	}
+	if w.ReplyType == "DEFAULT" {
+		w.ReplyType = ""
+	}
+}
+
+func orDefault(s string) string {
+	if s == "" {
+		return "DEFAULT"
+	}
+	return s
+}
+
+// procedures writes each activation procedure as a program, once per name, with what the
+// reading understood and what not.
+func (b *builder) procedures() {
+	done := map[string]bool{}
+	for _, a := range b.activated {
+		p := a.prog.proc
+		if done[p.Name] {
+			continue
+		}
+		done[p.Name] = true
+		ppath := fmt.Sprintf("procedures[%d]", len(b.cfg.Procedures))
+		if a.src != nil {
+			b.places[ppath] = filePlace(a.src.stmt.Pos)
+		}
+		if !a.prog.recognised {
+			b.d.comment(ppath, "A reference program (G-7: RECEIVE TOP(1), TIMEOUT 5 s), not the procedure's own: %s.", strings.Join(a.prog.why, "; "))
+			b.cfg.Procedures = append(b.cfg.Procedures, p)
+			continue
+		}
+		b.d.comment(ppath, "Read from procedure %s (%s).", p.Name, a.src.stmt.Pos)
+		for _, u := range a.prog.understood {
+			b.d.comment(ppath, "%s.", u)
+		}
+		for _, w := range a.prog.why {
+			b.d.comment(ppath, "Not understood: %s.", w)
+		}
+		if p.ProcessingTime.Kind == 0 && p.ProcessingTime.Mean == 0 {
+			b.d.comment(ppath, "EDIT: processing_time, how long the procedure's work takes per message.")
+		}
+		for _, cond := range a.prog.order {
+			stmts := a.prog.handlers[cond]
+			switch {
+			case (cond == "EndDialog" || cond == "Error") && len(stmts) == 1 && stmts[0].Kind == scenarios.StatementEnd && stmts[0].ErrorCode == 0:
+				continue // the default: END CONVERSATION (DLG-6)
+			case cond != "EndDialog" && cond != "Error" && cond != "DialogTimer" && a.folded:
+				continue // the workload's replies and life cycle
+			case cond == "":
+				b.d.comment(ppath, "Statements under no message type comparison: %s; a handler needs a message type, edit them in.", kinds(stmts))
+				continue
+			}
+			p.On = append(p.On, scenarios.Handler{MessageType: cond, Do: stmts})
+		}
+		b.cfg.Procedures = append(b.cfg.Procedures, p)
+	}
+	for i := range b.cfg.Instances {
+		for j := range b.cfg.Instances[i].Databases {
+			db := &b.cfg.Instances[i].Databases[j]
+			for _, n := range db.EventNotifications {
+				b.externalActivator(db, n)
+			}
+		}
+	}
+}
+
+func kinds(stmts []scenarios.Statement) string {
+	var out []string
+	for _, s := range stmts {
+		out = append(out, s.Kind.String())
+	}
+	return strings.Join(out, ", ")
+}
+
+// externalActivator adds an external activation application for an event notification
+// FOR QUEUE_ACTIVATION: it reads the notifications on the notification service's queue and
+// runs a reference program on the notified queue.
+func (b *builder) externalActivator(db *model.Database, n model.EventNotification) {
+	queue := ""
+	for _, s := range db.Services {
+		if s.Name == n.Service {
+			queue = s.Queue
+		}
+	}
+	if queue == "" {
+		return // Compile names the missing service
+	}
+	name := "external reader of " + n.Queue
+	path := fmt.Sprintf("external_activators[%d]", len(b.cfg.ExternalActivators))
+	b.d.comment(path, "EDIT: the external activator that event notification %s implies: the scripts do not say what it runs (a reference program, %s).", n.Name, name)
+	b.cfg.ExternalActivators = append(b.cfg.ExternalActivators, scenarios.ExternalActivator{Queue: queue, Target: n.Queue, Procedure: name, MaxReaders: 1})
+	b.cfg.Procedures = append(b.cfg.Procedures, scenarios.Procedure{Name: name, Top: 1, WaitFor: scenarios.DefaultProcedureWaitFor})
+}
+
+// readers adds a reader program on each queue that a workload's dialogs fill and nothing
+// reads: no activation, no event notification. Lint sees the design without them.
+func (b *builder) readers() {
+	read := map[string]bool{}
+	for _, in := range b.cfg.Instances {
+		for _, db := range in.Databases {
+			for _, q := range db.Queues {
+				if q.Activation.Status && q.Activation.Procedure != "" {
+					read[in.Name+"/"+db.Name+"/"+q.Name] = true
+				}
+			}
+			for _, n := range db.EventNotifications {
+				read[in.Name+"/"+db.Name+"/"+n.Queue] = true
+			}
+			for _, s := range db.Services {
+				if len(s.Contracts) == 1 && s.Contracts[0] == PostEventNotification {
+					read[in.Name+"/"+db.Name+"/"+s.Queue] = true
+				}
+			}
+		}
+	}
+	all := b.services()
+	for _, w := range b.cfg.Workloads {
+		for _, name := range []string{w.To, w.From} {
+			for _, s := range all {
+				ref := s.instance + "/" + s.database + "/" + s.Queue
+				if qualified(all, s) != name || read[ref] {
+					continue
+				}
+				read[ref] = true
+				q := s.Queue
+				if b.queueCount(s.Queue) > 1 {
+					q = ref
+				}
+				path := fmt.Sprintf("readers[%d]", len(b.cfg.Readers))
+				b.d.comment(path, "EDIT: nothing in the scripts reads %s (no activation, no event notification): an application's reader, assumed here.", ref)
+				b.cfg.Readers = append(b.cfg.Readers, scenarios.Reader{Queue: q, Top: 1, WaitFor: scenarios.DefaultProcedureWaitFor})
+				b.invented = append(b.invented, len(b.cfg.Readers)-1)
+			}
+		}
+	}
+}
+
+func (b *builder) queueCount(name string) int {
+	n := 0
+	for _, in := range b.cfg.Instances {
+		for _, db := range in.Databases {
+			for _, q := range db.Queues {
+				if q.Name == name {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// links joins every two instances that a route joins (or every two, when no script
+// declares a route and the catalog routes between every instance, RTE-1), with the
+// skeleton's LAN.
+func (b *builder) links() {
+	joined := map[[2]string]bool{}
+	explicit := false
+	for _, in := range b.cfg.Instances {
+		routes := in.Routes
+		for _, db := range in.Databases {
+			routes = append(routes, db.Routes...)
+		}
+		for _, r := range routes {
+			explicit = true
+			for _, to := range []string{r.Address, r.MirrorAddress} {
+				if to == "" || to == model.RouteLocal || to == model.RouteTransport || to == in.Name {
+					continue
+				}
+				joined[[2]string{min(in.Name, to), max(in.Name, to)}] = true
+			}
+		}
+	}
+	for i, a := range b.cfg.Instances {
+		for _, c := range b.cfg.Instances[i+1:] {
+			key := [2]string{min(a.Name, c.Name), max(a.Name, c.Name)}
+			if !joined[key] && explicit {
+				continue
+			}
+			path := fmt.Sprintf("links[%d]", len(b.cfg.Links))
+			b.d.comment(path, "EDIT: %s, no loss, no limit on bandwidth: a LAN. A WAN has tens of milliseconds and some loss.", SkeletonLatency)
+			l := scenarios.Link{A: a.Name, B: c.Name}
+			l.AToB.LatencyFixed, l.BToA.LatencyFixed = SkeletonLatency, SkeletonLatency
+			b.cfg.Links = append(b.cfg.Links, l)
+		}
+	}
+}

@@ -1,0 +1,276 @@
+package tsql
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// NoteKind says what a Note is about.
+type NoteKind uint8
+
+const (
+	// NotModelled is a statement or option that has no place in a scenario: certificates,
+	// users, permissions, tables, VALIDATION, EXECUTE AS.
+	NotModelled NoteKind = iota + 1
+	// ControlFlow is a statement around the DDL (IF EXISTS guards, BEGIN ... END, PRINT,
+	// SET NOCOUNT ON): the DDL inside is read as if it ran.
+	ControlFlow
+	// Inferred is something the importer decided that the scripts do not say outright: an
+	// address's instance, a broker instance's database, a program from a procedure.
+	Inferred
+	// Warning is what is likely wrong in the scripts, or left out of the scenario: an
+	// ALTER of an object no script creates, a route to an address no instance has.
+	Warning
+)
+
+var noteKindNames = [...]string{"", "not modelled", "control flow", "inferred", "warning"}
+
+func (k NoteKind) String() string { return noteKindNames[k] }
+
+// Note is what the importer says about a place in the scripts.
+type Note struct {
+	Pos     Pos
+	Kind    NoteKind
+	Message string
+}
+
+func (n Note) String() string { return fmt.Sprintf("%s: %s: %s", n.Pos, n.Kind, n.Message) }
+
+// Options are an import's settings.
+type Options struct {
+	// Map puts databases on instances (DATABASE=INSTANCE), ahead of :CONNECT; a key with
+	// "://" maps a route's address (TCP://host:4022=INSTANCE).
+	Map map[string]string
+	// Vars are SQLCMD variables; they win over the scripts' :setvar.
+	Vars map[string]string
+	// Database is the database of the statements before any USE; empty means the
+	// database project's name (the .sqlproj file's, in a folder that has one) or master.
+	Database string
+}
+
+// DefaultInstance names the one instance of scripts that neither :CONNECT nor -map put
+// elsewhere.
+const DefaultInstance = "Server"
+
+// Source is one script's name and text.
+type Source struct {
+	Name, Text string
+}
+
+// ReadSources reads the scripts at paths: a file as it is, a folder's .sql files in the
+// order of their paths (its sub-folders too, as a database project has them).
+func ReadSources(paths []string) ([]Source, string, error) {
+	var out []Source
+	project := ""
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, "", err
+		}
+		if !info.IsDir() {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return nil, "", err
+			}
+			out = append(out, Source{Name: p, Text: string(data)})
+			continue
+		}
+		var files []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			switch ext := strings.ToLower(filepath.Ext(path)); {
+			case d.IsDir():
+			case ext == ".sql":
+				files = append(files, path)
+			case ext == ".sqlproj" && project == "":
+				project = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, "", err
+		}
+		if len(files) == 0 {
+			return nil, "", fmt.Errorf("%s: no .sql file in the folder", p)
+		}
+		sort.Strings(files)
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return nil, "", err
+			}
+			out = append(out, Source{Name: filepath.ToSlash(f), Text: string(data)})
+		}
+	}
+	return out, project, nil
+}
+
+// reader holds what the scripts have said so far.
+type reader struct {
+	opts      Options
+	instances []*instance
+	notes     []Note
+	// use is the database the current script's USE named ("" before any).
+	use string
+	// last is the instance of the current script's last database statement, for msdb's
+	// routes when nothing maps msdb.
+	last *instance
+	// scripts counts the batches read, for the report.
+	batches, statements int
+}
+
+func (r *reader) note(p Pos, kind NoteKind, format string, args ...any) {
+	r.notes = append(r.notes, Note{Pos: p, Kind: kind, Message: fmt.Sprintf(format, args...)})
+}
+
+// instanceFor returns the instance a statement on database db runs on: -map's, the
+// batch's :CONNECT server, the one msdb follows, or the default.
+func (r *reader) instanceFor(db string, b Batch) *instance {
+	name := ""
+	for k, v := range r.opts.Map {
+		if strings.EqualFold(k, db) {
+			name = v
+		}
+	}
+	switch {
+	case name != "":
+	case b.Connect != "":
+		name = b.Connect
+	case (strings.EqualFold(db, "msdb") || strings.EqualFold(db, "master")) && r.last != nil:
+		return r.last
+	default:
+		name = DefaultInstance
+	}
+	for _, in := range r.instances {
+		if strings.EqualFold(in.name, name) {
+			r.last = in
+			return in
+		}
+	}
+	in := &instance{name: name}
+	r.instances = append(r.instances, in)
+	r.last = in
+	return in
+}
+
+// read interprets every statement of one script. Errors are collected: each statement
+// that has one is skipped.
+func (r *reader) read(src Source) []error {
+	script, err := Split(src.Name, src.Text, r.opts.Vars)
+	if err != nil {
+		return []error{err}
+	}
+	for _, d := range script.Directives {
+		r.note(d.Pos, NotModelled, "SQLCMD %s: not acted on", strings.Fields(d.Text)[0])
+	}
+	r.use, r.last = "", nil
+	var errs []error
+	for _, b := range script.Batches {
+		toks, err := Tokens(b)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		r.batches++
+		if b.Repeat > 1 {
+			r.note(Pos{b.File, b.Line, 1}, Inferred, "GO %d: the batch is read once; creating its objects again would fail", b.Repeat)
+		}
+		for _, s := range Statements(toks) {
+			r.statements++
+			if err := r.exec(s, b); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errs
+}
+
+// Errors is every mistake an import found, in the order of the scripts.
+type Errors []error
+
+func (es Errors) Error() string {
+	var lines []string
+	for _, e := range es {
+		lines = append(lines, e.Error())
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (es Errors) Unwrap() []error { return es }
+
+// maxErrors bounds the errors an import reports.
+const maxErrors = 50
+
+// Read reads the scripts' statements, in order. The error is Errors, every statement the
+// importer could not read with its place.
+func Read(srcs []Source, opts Options) (*Design, error) {
+	if opts.Database == "" {
+		opts.Database = "master"
+	}
+	r := &reader{opts: opts}
+	var errs Errors
+	for _, s := range srcs {
+		errs = append(errs, r.read(s)...)
+		if len(errs) >= maxErrors {
+			errs = append(errs[:maxErrors], errors.New("too many errors"))
+			break
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return r.design(srcs)
+}
+
+// Import reads the scripts at paths (files, or folders of .sql files) into a design.
+func Import(paths []string, opts Options) (*Design, error) {
+	srcs, project, err := ReadSources(paths)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Database == "" {
+		opts.Database = project
+	}
+	return Read(srcs, opts)
+}
+
+// SetPair adds NAME=VALUE to m, as -map and -var give it.
+func SetPair(m map[string]string, v string) error {
+	k, value, ok := strings.Cut(v, "=")
+	if !ok || strings.TrimSpace(k) == "" {
+		return fmt.Errorf("want NAME=VALUE, got %q", v)
+	}
+	m[strings.TrimSpace(k)] = value
+	return nil
+}
+
+// ImportFiles is `simulate import`: it imports the scripts at paths, writes the report to
+// stderr and the scenario to the file out (standard output when out is empty).
+func ImportFiles(paths []string, opts Options, out string, stdout, stderr io.Writer) error {
+	d, err := Import(paths, opts)
+	if err != nil {
+		return err
+	}
+	data, err := d.YAML()
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(stderr, d.Report())
+	if out == "" {
+		_, err = stdout.Write(data)
+		return err
+	}
+	if err := os.WriteFile(out, data, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s: edit its EDIT lines, then: simulate run %s\n", out, out)
+	return nil
+}
