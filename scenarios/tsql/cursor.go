@@ -36,10 +36,7 @@ func (c *cursor) pos() Pos {
 	if len(c.toks) == 0 {
 		return Pos{}
 	}
-	last := c.toks[len(c.toks)-1]
-	p := last.Pos
-	p.Col += len([]rune(last.Value))
-	return p
+	return c.toks[len(c.toks)-1].End
 }
 
 func (c *cursor) next() Token {
@@ -102,9 +99,16 @@ func (c *cursor) what() string {
 	return "'" + t.Value + "'"
 }
 
+// expect skips the keywords words; where one is missing, the error is at the first that
+// does not match.
 func (c *cursor) expect(words ...string) error {
-	if !c.accept(words...) {
-		return c.errorf("want %s, found %s", strings.Join(words, " "), c.what())
+	start := c.i
+	for _, w := range words {
+		if !c.accept(w) {
+			err := c.errorf("want %s, found %s", strings.Join(words, " "), c.what())
+			c.i = start
+			return err
+		}
 	}
 	return nil
 }

@@ -32,7 +32,8 @@ func (k Kind) String() string { return kindNames[k] }
 type Token struct {
 	Kind  Kind
 	Value string
-	Pos   Pos
+	// Pos is where the token begins; End is the place just after it.
+	Pos, End Pos
 }
 
 // Is reports whether the token is the keyword kw, whatever its case.
@@ -55,6 +56,9 @@ func Tokens(b Batch) ([]Token, error) {
 		ln := b.Line + i
 		col := 1
 		for j := 0; j < len(line); {
+			if n := len(out); n > 0 && out[n-1].End == (Pos{}) && quote == 0 {
+				out[n-1].End = Pos{b.File, ln, col} // the token the last step read ends here
+			}
 			r, size := utf8.DecodeRuneInString(line[j:])
 			at := Pos{b.File, ln, col}
 			next := func(n int) { // consume n bytes
@@ -91,6 +95,7 @@ func Tokens(b Batch) ([]Token, error) {
 					buf.Reset()
 					quote, pending = 0, nil
 					next(1)
+					out[len(out)-1].End = Pos{b.File, ln, col}
 					continue
 				}
 				buf.WriteString(line[j : j+size])
@@ -137,6 +142,9 @@ func Tokens(b Batch) ([]Token, error) {
 				out = append(out, Token{Kind: Punct, Value: string(r), Pos: at})
 				next(size)
 			}
+		}
+		if n := len(out); n > 0 && out[n-1].End == (Pos{}) && quote == 0 {
+			out[n-1].End = Pos{b.File, ln, col}
 		}
 		if quote != 0 {
 			buf.WriteByte('\n')

@@ -103,10 +103,18 @@ func TestTokensOfAnOpenStringOrCommentFailWhereItBegan(t *testing.T) {
 // inside its batch.
 func FuzzReader(f *testing.F) {
 	for _, seed := range []string{"CREATE QUEUE q\nGO\n", ":setvar a b\nSELECT $(a)\nGO 3", "/* /* */ */ N'x''y' [a]]b] \"c\"\"d\"",
-		"SELECT '\nGO\n'", ":connect x\n:r y", "@@x @y #t 1.2.3 .5"} {
+		"SELECT '\nGO\n'", ":connect x\n:r y", "@@x @y #t 1.2.3 .5",
+		base + "CREATE QUEUE A WITH ACTIVATION (PROCEDURE_NAME = P, MAX_QUEUE_READERS = 1)\nGO\nCREATE PROCEDURE P AS WAITFOR (RECEIVE TOP(1) * FROM A), TIMEOUT 5\n",
+		"CREATE ROUTE R WITH ADDRESS = 'TCP://x:1'\nCREATE ENDPOINT E AS TCP (LISTENER_PORT = 1) FOR SERVICE_BROKER (MESSAGE_FORWARDING = ENABLED)",
+		"CREATE BROKER PRIORITY P FOR CONVERSATION SET (PRIORITY_LEVEL = 3)\nALTER QUEUE Q WITH ACTIVATION (DROP)"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
+		if d, err := Read([]Source{{"fuzz.sql", src}}, Options{}); err == nil {
+			if _, err := d.YAML(); err != nil {
+				t.Fatalf("an import that reads writes a scenario that does not load: %v", err)
+			}
+		}
 		s, err := Split("fuzz.sql", src, map[string]string{"A": "1"})
 		if err != nil {
 			return
