@@ -317,9 +317,18 @@ func (b *builder) check() error {
 	return Errors{&Error{Pos: at, Msg: err.Error()}}
 }
 
-// blame returns the place of the innermost object an error names.
+// procedureError finds the procedure a Config.Validate error names.
+var procedureError = regexp.MustCompile(`^procedure (\d+) `)
+
+// blame returns the place of the innermost object an error names, or of the procedure
+// it is about.
 func (b *builder) blame(msg string) Pos {
 	var best Pos
+	if m := procedureError.FindStringSubmatch(msg); m != nil {
+		if p, ok := b.places["procedures["+m[1]+"]"]; ok {
+			return posOf(p, best)
+		}
+	}
 	kinds := map[string]string{"message type": "message_types", "contract": "contracts", "queue": "queues",
 		"service": "services", "broker priority": "broker_priorities", "event notification": "event_notifications", "route": "routes"}
 	for _, m := range compileObject.FindAllStringSubmatch(msg, -1) {

@@ -218,12 +218,13 @@ func readProgram(src *procSource, queue string, types map[string]bool) program {
 		case t.Is("MOVE") && word(i+1, "CONVERSATION"):
 			p.why = append(p.why, fmt.Sprintf("MOVE CONVERSATION at %s is not modelled", at(i)))
 		case (t.Is("EXEC") || t.Is("EXECUTE")) && !word(i+1, "AS") && !word(i-1, "WITH"):
+			j := i + 1
+			if j < len(toks) && toks[j].Kind == Variable && punct(j+1, "=") {
+				j += 2 // EXEC @rc = dbo.Proc
+			}
 			callee := ""
-			if i+1 < len(toks) {
-				callee = toks[i+1].Value
-				if toks[i+1].Kind == Variable && punct(i+2, "=") && i+3 < len(toks) {
-					callee = toks[i+3].Value
-				}
+			if j < len(toks) {
+				callee = name(toks[j:])
 			}
 			if strings.EqualFold(callee, "sp_executesql") || punct(i+1, "(") {
 				p.why = append(p.why, fmt.Sprintf("dynamic SQL at %s: what it runs is not known", at(i)))
