@@ -133,6 +133,20 @@ func qualified(all []service, s service) string {
 // does as its replies and life cycle. Every figure in it is marked to edit.
 func (b *builder) workloads() {
 	all := b.services()
+	covered := map[string]bool{}
+	for _, d := range b.r.dialogs {
+		from, okFrom := findService(all, d.from, d.database)
+		to, okTo := findService(all, d.to, "")
+		if !okFrom || !okTo || covered[from.Name+"→"+to.Name] {
+			continue
+		}
+		covered[from.Name+"→"+to.Name], covered[to.Name] = true, true
+		contract := d.contract
+		if contract == "" {
+			contract = "DEFAULT"
+		}
+		b.workload(all, from, to, contract, d.messageType, fmt.Sprintf("as the application's BEGIN DIALOG at %s does", d.pos))
+	}
 	for _, t := range all {
 		contract := ""
 		for _, k := range t.Contracts {
@@ -144,25 +158,15 @@ func (b *builder) workloads() {
 				contract = k
 			}
 		}
-		if contract == "" {
+		if contract == "" || covered[t.Name] {
 			continue
 		}
 		from, ok := b.initiator(all, t, contract)
-		wpath := fmt.Sprintf("workloads[%d]", len(b.cfg.Workloads))
 		if !ok {
 			b.d.comment("workloads", "No service could begin dialogs to %s on %s: no other service's database has the contract. Add a workload by hand.", t.Name, contract)
 			continue
 		}
-		w := scenarios.Workload{Name: "to " + t.Name, From: qualified(all, from), To: qualified(all, t), Dialogs: SkeletonDialogs,
-			Interarrival: sim.ExponentialMean(SkeletonInterarrival), Messages: 1, Size: scenarios.FixedSize(SkeletonSize)}
-		if contract != "DEFAULT" {
-			w.Contract = contract
-			w.MessageType = initiatorType(t.db, contract)
-		}
-		b.d.comment(wpath, "EDIT: a skeleton. Who begins dialogs to %s, how many, how often, how big: the scripts do not say.", t.Name)
-		b.d.comment(wpath, "From %s: %s.", from.Name, b.why[from.Name+"→"+t.Name])
-		b.replies(&w, t, wpath)
-		b.cfg.Workloads = append(b.cfg.Workloads, w)
+		b.workload(all, from, t, contract, "", b.why[from.Name+"→"+t.Name])
 	}
 	if len(b.cfg.Workloads) == 0 && len(all) > 0 {
 		b.d.comment("", "No workload: no service accepts a contract that another service could begin a dialog on.")
@@ -171,6 +175,52 @@ func (b *builder) workloads() {
 	b.readers()
 	b.cfg.MaxTime = SkeletonMaxTime
 	b.d.comment("limits", "EDIT: the run stops after %v minutes of simulated time: readers that poll never run out of events.", SkeletonMaxTime.Minutes())
+}
+
+// findService finds a service by name, in database db when one there has it.
+func findService(all []service, name, db string) (service, bool) {
+	var found []service
+	for _, s := range all {
+		if s.Name == name {
+			found = append(found, s)
+		}
+	}
+	for _, s := range found {
+		if strings.EqualFold(s.database, db) {
+			return s, true
+		}
+	}
+	if len(found) > 0 {
+		return found[0], true
+	}
+	return service{}, false
+}
+
+// workload adds the skeleton workload from one service to another.
+func (b *builder) workload(all []service, from, t service, contract, messageType, why string) {
+	wpath := fmt.Sprintf("workloads[%d]", len(b.cfg.Workloads))
+	w := scenarios.Workload{Name: "to " + t.Name, From: qualified(all, from), To: t.Name, Dialogs: SkeletonDialogs,
+		Interarrival: sim.ExponentialMean(SkeletonInterarrival), Messages: 1, Size: scenarios.FixedSize(SkeletonSize)}
+	if qualified(all, t) != t.Name {
+		// TO SERVICE is a name that routes find; several databases have this one, so the
+		// skeleton names the broker instance of the one it chose.
+		w.ToBrokerInstance = t.instance + "/" + t.database
+		w.Name = "to " + t.instance + "/" + t.database + "/" + t.Name
+	}
+	if contract != "DEFAULT" {
+		w.Contract = contract
+		w.MessageType = messageType
+		if w.MessageType == "" {
+			w.MessageType = initiatorType(t.db, contract)
+		}
+	}
+	if w.MessageType == "DEFAULT" {
+		w.MessageType = ""
+	}
+	b.d.comment(wpath, "EDIT: a skeleton. How many dialogs to %s, how often, how big: the scripts do not say.", t.Name)
+	b.d.comment(wpath, "From %s: %s.", from.Name, why)
+	b.replies(&w, t, wpath)
+	b.cfg.Workloads = append(b.cfg.Workloads, w)
 }
 
 // initiator picks the service that begins dialogs to t: one whose database routes t's
@@ -393,7 +443,11 @@ func (b *builder) readers() {
 	}
 	all := b.services()
 	for _, w := range b.cfg.Workloads {
-		for _, name := range []string{w.To, w.From} {
+		to := w.To
+		if w.ToBrokerInstance != "" {
+			to = w.ToBrokerInstance + "/" + w.To
+		}
+		for _, name := range []string{to, w.From} {
 			for _, s := range all {
 				ref := s.instance + "/" + s.database + "/" + s.Queue
 				if qualified(all, s) != name || read[ref] {

@@ -78,6 +78,9 @@ func unmodelledWhy(object string) string {
 // skip records a statement that is not DDL: control flow around the DDL (IF EXISTS
 // guards, BEGIN ... END, PRINT, SET NOCOUNT ON) is kept apart from the rest.
 func (r *reader) skip(s Statement) {
+	if r.appDialog(s) {
+		return
+	}
 	switch s.Verb {
 	case "IF", "BEGIN", "END", "PRINT", "SET", "DECLARE", "SELECT", "RAISERROR", "THROW", "RETURN", "WHILE":
 		r.note(s.Pos, ControlFlow, "%s: control flow, not modelled: the DDL it guards is read as if it ran", s.Verb)
@@ -903,4 +906,56 @@ func (r *reader) procedure(c *cursor, s Statement, b Batch) error {
 	}
 	db.procedures[key] = &procSource{name: name, stmt: s}
 	return nil
+}
+
+// dialog is an application's BEGIN DIALOG in a script, outside any procedure: the
+// workload skeleton begins its dialogs the same way.
+type dialog struct {
+	from, to, contract, messageType string
+	handle                          string
+	pos                             Pos
+	instance, database              string
+}
+
+// appDialog reads BEGIN DIALOG [CONVERSATION] @h FROM SERVICE s TO SERVICE 'x' [ON
+// CONTRACT c], and the SEND ON CONVERSATION @h MESSAGE TYPE m after it.
+func (r *reader) appDialog(s Statement) bool {
+	c := newCursor(s)
+	switch {
+	case c.accept("BEGIN", "DIALOG"):
+		c.accept("CONVERSATION")
+		d := dialog{pos: s.Pos, handle: strings.ToLower(c.next().Value)}
+		for !c.done() {
+			switch {
+			case c.accept("FROM", "SERVICE"):
+				d.from, _, _ = c.objectName("a service")
+			case c.accept("TO", "SERVICE"):
+				d.to, _, _ = c.stringValue("a service")
+			case c.accept("ON", "CONTRACT"):
+				d.contract, _, _ = c.objectName("a contract")
+			default:
+				c.next()
+			}
+		}
+		if d.from == "" || d.to == "" {
+			return false
+		}
+		d.instance, d.database = r.use, r.use
+		r.dialogs = append(r.dialogs, d)
+		r.note(s.Pos, Inferred, "an application's BEGIN DIALOG from %s to %s: the workload skeleton begins its dialogs so", d.from, d.to)
+		return true
+	case c.accept("SEND", "ON", "CONVERSATION") && len(r.dialogs) > 0:
+		h := strings.ToLower(c.next().Value)
+		d := &r.dialogs[len(r.dialogs)-1]
+		if d.handle != h || d.messageType != "" {
+			return false
+		}
+		d.messageType = "DEFAULT"
+		if c.accept("MESSAGE", "TYPE") {
+			d.messageType, _, _ = c.objectName("a message type")
+		}
+		r.note(s.Pos, Inferred, "the application's SEND of %s: the workload skeleton's message type", d.messageType)
+		return true
+	}
+	return false
 }

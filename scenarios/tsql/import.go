@@ -123,7 +123,9 @@ type reader struct {
 	// last is the instance of the current script's last database statement, for msdb's
 	// routes when nothing maps msdb.
 	last *instance
-	// scripts counts the batches read, for the report.
+	// dialogs are the applications' BEGIN DIALOGs outside procedures.
+	dialogs []dialog
+	// batches and statements count what was read, for the report.
 	batches, statements int
 }
 

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Pos is a place in a script: its file, line and column, from 1. Columns count runes.
@@ -103,10 +104,14 @@ func Split(file, src string, vars map[string]string) (*Script, error) {
 			}
 			if t := strings.TrimSpace(line); strings.HasPrefix(t, ":") {
 				col := strings.Index(line, ":") + 1
-				switch m := setvarLine.FindStringSubmatch(line); {
+				switch m := setvarLine.FindStringSubmatchIndex(line); {
 				case m != nil:
-					name := strings.ToUpper(m[1])
-					value, err := substitute(m[2], s.Vars, Pos{file, n, col})
+					name := strings.ToUpper(line[m[2]:m[3]])
+					var value string
+					var err error
+					if m[4] >= 0 {
+						value, err = substitute(line[m[4]:m[5]], s.Vars, Pos{file, n, utf8.RuneCountInString(line[:m[4]]) + 1})
+					}
 					if err != nil {
 						return nil, err
 					}
@@ -117,14 +122,14 @@ func Split(file, src string, vars map[string]string) (*Script, error) {
 						s.Vars[name] = value
 					}
 				case connectArg.MatchString(line):
-					server, err := substitute(connectArg.FindStringSubmatch(line)[1], s.Vars, Pos{file, n, col})
+					m := connectArg.FindStringSubmatchIndex(line)
+					server, err := substitute(line[m[2]:m[3]], s.Vars, Pos{file, n, utf8.RuneCountInString(line[:m[2]]) + 1})
 					if err != nil {
 						return nil, err
 					}
-					connect = server
-					if len(strings.TrimSpace(strings.Join(cur.Lines, ""))) == 0 {
-						cur.Connect = connect
-					}
+					// sqlcmd runs a batch on the connection it has at GO: lines before
+					// :CONNECT in the same batch (comments, most often) run there too.
+					connect, cur.Connect = server, server
 				case strings.HasPrefix(strings.ToLower(t), ":setvar"):
 					return nil, errorAt(Pos{file, n, col}, ":setvar needs a variable name")
 				default:
