@@ -10,7 +10,7 @@
     Follows: CREATE MESSAGE TYPE, CREATE CONTRACT, CREATE QUEUE, CREATE SERVICE,
     CREATE ROUTE, ALTER DATABASE SET options (ENABLE_BROKER, HONOR_BROKER_PRIORITY),
     CREATE BROKER PRIORITY (Microsoft Learn, Transact-SQL reference), and the sqlcmd
-    utility's "Use sqlcmd with scripting variables" page for :setvar and $(name).
+    utility's "Use sqlcmd with scripting variables" page for :setvar and variable references.
 */
 :setvar DbName "OrdersDb"
 :setvar Remote "Warehouse"
