@@ -15,6 +15,36 @@
 
 :setvar Db "InventoryDB"
 
+/* The two warehouse servers the inventory's route moves between (release 1.4). Their team
+   deploys them; they are here so that the routes have somewhere to go. */
+:CONNECT wh1.example.com
+CREATE DATABASE WarehouseDB;
+GO
+ALTER DATABASE WarehouseDB SET ENABLE_BROKER;
+GO
+USE WarehouseDB;
+GO
+CREATE MESSAGE TYPE [//Warehouse/StockQuery] VALIDATION = WELL_FORMED_XML;
+CREATE CONTRACT [//Warehouse/StockContract] ([//Warehouse/StockQuery] SENT BY INITIATOR);
+CREATE QUEUE StockQueue;
+CREATE SERVICE [//Warehouse/Stock] ON QUEUE StockQueue ([//Warehouse/StockContract]);
+GO
+
+:CONNECT wh2.example.com
+CREATE DATABASE WarehouseDB;
+GO
+ALTER DATABASE WarehouseDB SET ENABLE_BROKER;
+GO
+USE WarehouseDB;
+GO
+CREATE MESSAGE TYPE [//Warehouse/StockQuery] VALIDATION = WELL_FORMED_XML;
+CREATE CONTRACT [//Warehouse/StockContract] ([//Warehouse/StockQuery] SENT BY INITIATOR);
+CREATE QUEUE StockQueue;
+CREATE SERVICE [//Warehouse/Stock] ON QUEUE StockQueue ([//Warehouse/StockContract]);
+GO
+
+/* The inventory server: everything below. */
+:CONNECT inventory.example.com
 USE master;
 GO
 IF DB_ID(N'$(Db)') IS NULL CREATE DATABASE [$(Db)];
@@ -75,9 +105,10 @@ GO
 CREATE ROUTE WarehouseRoute
     WITH SERVICE_NAME = N'//Warehouse/Stock',
          ADDRESS = N'TCP://wh1.example.com:4022';
+-- The mainframe gateway was reached through the dynamic routing of the day: TRANSPORT.
 CREATE ROUTE OldMainframeRoute
     WITH SERVICE_NAME = N'//Mainframe/Inventory',
-         ADDRESS = N'TCP://mf.example.com:4022',
+         ADDRESS = N'TRANSPORT',
          LIFETIME = 86400;
 GO
 

@@ -5,22 +5,33 @@
     DBA team keeps in source control and re-runs on every release. Idempotent: each CREATE
     is guarded by IF NOT EXISTS against the catalog views (sys.service_message_types,
     sys.service_contracts, sys.service_queues, sys.services, sys.routes), so a second run
-    changes nothing. Values that differ per environment are sqlcmd variables.
+    changes nothing. Values that differ per environment are sqlcmd variables, the server
+    names too: the orders server (Server) and, at the end, the warehouse (Remote).
 
     Follows: CREATE MESSAGE TYPE, CREATE CONTRACT, CREATE QUEUE, CREATE SERVICE,
     CREATE ROUTE, ALTER DATABASE SET options (ENABLE_BROKER, HONOR_BROKER_PRIORITY),
     CREATE BROKER PRIORITY (Microsoft Learn, Transact-SQL reference), and the sqlcmd
-    utility's "Use sqlcmd with scripting variables" page for :setvar and variable references.
+    utility's "Use sqlcmd with scripting variables" page for :setvar and variable references,
+    and its :CONNECT command: the last section deploys the warehouse side on the server
+    the Remote variable names, so that the route to it has somewhere to go.
 */
+:setvar Server "OrdersSrv"
 :setvar DbName "OrdersDb"
 :setvar Remote "Warehouse"
-:setvar RemoteAddress "TCP://warehouse.example.com:4022"
 :on error exit
+:CONNECT $(Server)
 
 SET NOCOUNT ON;
 GO
 
 USE [master];
+GO
+
+IF NOT EXISTS (SELECT * FROM sys.endpoints WHERE type_desc = N'SERVICE_BROKER')
+    CREATE ENDPOINT [SsbEndpoint]
+        STATE = STARTED
+        AS TCP (LISTENER_PORT = 4022)
+        FOR SERVICE_BROKER (AUTHENTICATION = WINDOWS);
 GO
 
 IF DB_ID(N'$(DbName)') IS NULL
@@ -126,7 +137,7 @@ GO
 IF NOT EXISTS (SELECT * FROM sys.routes WHERE name = N'$(Remote)StockRoute')
     CREATE ROUTE [$(Remote)StockRoute]
         WITH SERVICE_NAME = N'//Contoso/$(Remote)/StockService',
-             ADDRESS = N'$(RemoteAddress)';
+             ADDRESS = N'TCP://$(Remote):4022';
 GO
 
 ------------------------------------------------------------------------------------------
@@ -227,4 +238,48 @@ ALTER QUEUE [dbo].[OrderIntakeQueue] WITH ACTIVATION (STATUS = ON);
 GO
 
 PRINT N'Done: $(DbName) is ready.';
+GO
+
+------------------------------------------------------------------------------------------
+-- The warehouse side, on $(Remote): the stock service the orders database routes to, and
+-- the route back to the orders' stock client.
+------------------------------------------------------------------------------------------
+:CONNECT $(Remote)
+
+USE [master];
+GO
+IF NOT EXISTS (SELECT * FROM sys.endpoints WHERE type_desc = N'SERVICE_BROKER')
+    CREATE ENDPOINT [SsbEndpoint]
+        STATE = STARTED
+        AS TCP (LISTENER_PORT = 4022)
+        FOR SERVICE_BROKER (AUTHENTICATION = WINDOWS);
+GO
+IF DB_ID(N'$(Remote)Db') IS NULL
+    CREATE DATABASE [$(Remote)Db];
+GO
+ALTER DATABASE [$(Remote)Db] SET ENABLE_BROKER WITH ROLLBACK IMMEDIATE;
+GO
+USE [$(Remote)Db];
+GO
+IF NOT EXISTS (SELECT * FROM sys.service_message_types WHERE name = N'//Contoso/Orders/StockRequest')
+    CREATE MESSAGE TYPE [//Contoso/Orders/StockRequest] VALIDATION = NONE;
+IF NOT EXISTS (SELECT * FROM sys.service_message_types WHERE name = N'//Contoso/Orders/StockReply')
+    CREATE MESSAGE TYPE [//Contoso/Orders/StockReply] VALIDATION = NONE;
+GO
+IF NOT EXISTS (SELECT * FROM sys.service_contracts WHERE name = N'//Contoso/Orders/StockContract')
+    CREATE CONTRACT [//Contoso/Orders/StockContract]
+        ([//Contoso/Orders/StockRequest] SENT BY INITIATOR,
+         [//Contoso/Orders/StockReply]   SENT BY TARGET);
+GO
+IF NOT EXISTS (SELECT * FROM sys.service_queues WHERE name = N'StockQueue')
+    CREATE QUEUE [dbo].[StockQueue] WITH STATUS = ON;
+GO
+IF NOT EXISTS (SELECT * FROM sys.services WHERE name = N'//Contoso/$(Remote)/StockService')
+    CREATE SERVICE [//Contoso/$(Remote)/StockService]
+        ON QUEUE [dbo].[StockQueue] ([//Contoso/Orders/StockContract]);
+GO
+IF NOT EXISTS (SELECT * FROM sys.routes WHERE name = N'OrdersStockClientRoute')
+    CREATE ROUTE [OrdersStockClientRoute]
+        WITH SERVICE_NAME = N'//Contoso/Orders/StockClientService',
+             ADDRESS = N'TCP://$(Server):4022';
 GO
