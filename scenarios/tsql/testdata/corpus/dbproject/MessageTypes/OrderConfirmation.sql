@@ -1,0 +1,9 @@
+-- dbproject/MessageTypes/OrderConfirmation.sql
+-- Shape: an SSDT database project (Contoso.Orders.sqlproj), one file per object, built into
+-- a dacpac and published; the build orders the files by dependency, not by name, and no file
+-- has a USE (the publish profile chooses the database, here OrdersDb; its SQLCMD variables
+-- DatabaseName and MasterKeyPassword come from the profile: import with -var).
+-- Follows: CREATE MESSAGE TYPE (Microsoft Learn, Transact-SQL reference).
+CREATE MESSAGE TYPE [//Contoso/Orders/OrderConfirmation]
+    AUTHORIZATION [dbo]
+    VALIDATION = WELL_FORMED_XML;

@@ -1,0 +1,5 @@
+-- want: 4:64 SENDER
+-- SENT BY takes INITIATOR, TARGET or ANY.
+CREATE MESSAGE TYPE [//Orders/Submit] VALIDATION = WELL_FORMED_XML;
+CREATE CONTRACT [//Orders/Contract] ([//Orders/Submit] SENT BY SENDER);
+GO
