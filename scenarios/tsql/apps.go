@@ -163,7 +163,6 @@ func (b *builder) workloads() {
 		}
 		from, ok := b.initiator(all, t, contract)
 		if !ok {
-			b.d.comment("workloads", "No service could begin dialogs to %s on %s: no other service's database has the contract. Add a workload by hand.", t.Name, contract)
 			continue
 		}
 		b.workload(all, from, t, contract, "", b.why[from.Name+"→"+t.Name])
@@ -223,9 +222,11 @@ func (b *builder) workload(all []service, from, t service, contract, messageType
 	b.cfg.Workloads = append(b.cfg.Workloads, w)
 }
 
-// initiator picks the service that begins dialogs to t: one whose database routes t's
-// name, else one with no contract of its own (an initiator's service) in another
-// database that has the contract, else any other service whose database has it.
+// initiator picks the service that begins dialogs to t: of those whose database has the
+// contract, and from which a route reaches t and comes back (RouteWarnings finds none),
+// first one whose database routes t's name, else one with no contract of its own (an
+// initiator's service) in another database, else in the same, else any other service.
+// When none has a way there and back, the first by that order, which lint will flag.
 func (b *builder) initiator(all []service, t service, contract string) (service, bool) {
 	if b.why == nil {
 		b.why = map[string]string{}
@@ -259,18 +260,55 @@ func (b *builder) initiator(all []service, t service, contract string) (service,
 		{"a service with no contract (it can only begin dialogs)", func(s service) bool { return len(s.Contracts) == 0 }},
 		{"another service whose database has the contract", func(s service) bool { return true }},
 	}
+	type candidate struct {
+		s   service
+		why string
+	}
+	var candidates []candidate
+	seen := map[string]bool{}
 	for _, tier := range tiers {
 		for _, s := range all {
-			if s.Name == t.Name && s.instance == t.instance && s.database == t.database {
+			key := s.instance + "/" + s.database + "/" + s.Name
+			if seen[key] || (s.Name == t.Name && s.instance == t.instance && s.database == t.database) {
 				continue
 			}
 			if hasContract(s) && tier.ok(s) {
-				b.why[s.Name+"→"+t.Name] = tier.why
-				return s, true
+				seen[key] = true
+				candidates = append(candidates, candidate{s, tier.why})
 			}
 		}
 	}
+	if len(candidates) == 0 {
+		b.d.comment("workloads", "No workload to %s/%s/%s: no other service's database has its contract %s.", t.instance, t.database, t.Name, contract)
+		return service{}, false
+	}
+	for _, c := range candidates {
+		if b.routesBothWays(all, c.s, t) {
+			b.why[c.s.Name+"→"+t.Name] = c.why + ", and a route reaches " + t.Name + " from it and comes back"
+			return c.s, true
+		}
+	}
+	b.d.comment("workloads", "No workload to %s/%s/%s: no service whose database has %s has a route to it and back (simulate lint says which route is missing).",
+		t.instance, t.database, t.Name, contract)
 	return service{}, false
+}
+
+// routesBothWays reports whether a dialog from one service reaches t and can come back,
+// by the catalog's routes (Config.RouteWarnings).
+func (b *builder) routesBothWays(all []service, from, t service) bool {
+	if b.cat == nil {
+		cat, err := model.Compile(b.cfg.Instances)
+		if err != nil {
+			return true // check reports the catalog's error
+		}
+		b.cat = cat
+	}
+	w := scenarios.Workload{From: qualified(all, from), To: t.Name}
+	if qualified(all, t) != t.Name {
+		w.ToBrokerInstance = t.instance + "/" + t.database
+	}
+	cfg := scenarios.Config{Instances: b.cfg.Instances, Workloads: []scenarios.Workload{w}}
+	return len(cfg.RouteWarnings(b.cat)) == 0
 }
 
 // initiatorType is the first message type the contract lets the initiator send.

@@ -39,6 +39,7 @@ type builder struct {
 	activated []*activated
 	why       map[string]string
 	invented  []int
+	cat       *model.Catalog // compiled once the catalog is built, for the routes' reach
 }
 
 func filePlace(p Pos) file.Place { return file.Place{File: p.File, Line: p.Line, Column: p.Col} }
@@ -185,7 +186,7 @@ func (b *builder) instanceList() string {
 // instance's only one.
 func (db *database) kept() bool {
 	return len(db.messageTypes.items)+len(db.contracts.items)+len(db.queues.items)+len(db.services.items)+
-		len(db.priorities.items)+len(db.notes.items)+len(db.routes.items) > 0 || db.honor
+		len(db.priorities.items)+len(db.notes.items)+len(db.routes.items) > 0 || db.honor || db.noAutoLocal
 }
 
 // instances writes the catalog, with the place of every object.
@@ -200,7 +201,10 @@ func (b *builder) instances() {
 			}
 			dpath := fmt.Sprintf("%s.databases[%d]", ipath, len(mi.Databases))
 			b.places[dpath] = filePlace(db.at)
-			mdb := model.Database{Name: db.name, HonorBrokerPriority: db.honor, BrokerInstance: db.broker}
+			mdb := model.Database{Name: db.name, HonorBrokerPriority: db.honor, BrokerInstance: db.broker, NoAutoCreatedLocal: db.noAutoLocal}
+			if db.noAutoLocal {
+				b.places[dpath+".auto_created_local"] = filePlace(db.noAutoLocalAt)
+			}
 			if db.honor {
 				b.places[dpath+".honor_broker_priority"] = filePlace(db.honorAt)
 			}
@@ -227,6 +231,7 @@ func (b *builder) instances() {
 				mi.Routes = append(mi.Routes, r.Route)
 			}
 			placeAll(b, ipath+".msdb_routes", in.msdb.routes)
+			mi.NoAutoCreatedLocal = in.msdb.noAutoLocal
 		}
 		if e := in.endpoint; e != nil {
 			mi.Forwarding.Enabled = e.forwarding
@@ -238,9 +243,16 @@ func (b *builder) instances() {
 				b.places[ipath+".forwarding"] = filePlace(e.forwardingAt)
 			}
 		}
-		if len(mi.Databases) == 0 && !mi.Forwarding.Enabled {
-			mi.Databases = []model.Database{{Name: "master"}}
-			b.d.comment(ipath, "No script creates an object on %s; it has master only.", in.name)
+		if len(mi.Databases) == 0 {
+			name := "master"
+			for _, db := range in.databases {
+				if db.named {
+					name = db.name
+					break
+				}
+			}
+			mi.Databases = []model.Database{{Name: name}}
+			b.d.comment(ipath, "No script creates a Service Broker object in a database of %s: it has %s, empty.", in.name, name)
 		}
 		b.cfg.Instances = append(b.cfg.Instances, mi)
 	}

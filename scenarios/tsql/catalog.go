@@ -74,6 +74,12 @@ type database struct {
 	procOrder    []string
 	// broker is the database's broker instance (GUID) when a route elsewhere names it.
 	broker string
+	// named: a USE or CREATE DATABASE names it, so an instance with no other database
+	// keeps it (a forwarder's master).
+	named bool
+	// noAutoLocal: DROP ROUTE AutoCreatedLocal.
+	noAutoLocal   bool
+	noAutoLocalAt Pos
 }
 
 // rawRoute is a route as written: its address is resolved to an instance once every

@@ -14,6 +14,8 @@ func (r *reader) exec(s Statement, b Batch) error {
 			return errorAt(s.Pos, "USE: want a database name")
 		}
 		r.use = s.Name
+		_, db := r.here(s, b)
+		db.named = true
 		return nil
 	case "CREATE", "ALTER", "DROP":
 	default:
@@ -52,6 +54,12 @@ func (r *reader) exec(s Statement, b Batch) error {
 		return r.alterDatabase(c, s, b)
 	case "PROCEDURE", "PROC":
 		return r.procedure(c, s, b)
+	}
+	if s.Object == "" {
+		key = s.Verb + " " + c.rest() // CREATE XML SCHEMA COLLECTION ...: what it creates
+		if len(key) > 60 {
+			key = key[:60] + "..."
+		}
 	}
 	r.note(s.Pos, NotModelled, "%s%s (%s)", key, nameSuffix(s.Name), unmodelledWhy(s.Object))
 	return nil
@@ -492,11 +500,16 @@ func (r *reader) route(c *cursor, s Statement, b Batch) error {
 	case "DROP":
 		if i >= 0 {
 			db.routes.drop(i)
+		} else if name == model.AutoCreatedLocal {
+			db.noAutoLocal, db.noAutoLocalAt = true, s.Pos
 		}
 		return c.end()
 	case "CREATE":
 		if i >= 0 {
 			return errorAt(at, "CREATE ROUTE: %q already exists (%s)", name, db.routes.places[i].at)
+		}
+		if name == model.AutoCreatedLocal && !db.noAutoLocal {
+			return errorAt(at, "CREATE ROUTE: %q already exists (every database has it until DROP ROUTE AutoCreatedLocal)", name)
 		}
 		rt = db.routes.add(rawRoute{Route: model.Route{Name: name}}, s.Pos)
 		p = &db.routes.places[len(db.routes.places)-1]
@@ -847,6 +860,7 @@ func (r *reader) alterDatabase(c *cursor, s Statement, b Batch) error {
 	db := in.database(name, s.Pos)
 	switch s.Verb {
 	case "CREATE":
+		db.named = true
 		return nil // its files, collation and options are not modelled
 	case "DROP":
 		for i, d := range in.databases {
