@@ -2,11 +2,13 @@ package tsql
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -101,4 +103,20 @@ func TestTheMirrorsImportToTheLibrarysCatalog(t *testing.T) {
 			assert.Equal(t, want, d.Scenario.Config.Procedures)
 		})
 	}
+}
+
+// docs/import.md's table of the skeleton gives the skeleton's constants.
+func TestTheSkeletonTableIsTheCode(t *testing.T) {
+	data, err := os.ReadFile("../../docs/import.md")
+	require.NoError(t, err)
+	doc := string(data)
+	for _, want := range []string{
+		fmt.Sprintf("%d dialogs, one every second on average (exponential), one message of 1,024 bytes", SkeletonDialogs),
+		"| links | 1 ms each way", "`max_time: 10m`"} {
+		assert.Contains(t, doc, want)
+	}
+	assert.Equal(t, time.Second, SkeletonInterarrival)
+	assert.Equal(t, 1024, SkeletonSize)
+	assert.Equal(t, time.Millisecond, SkeletonLatency)
+	assert.Equal(t, 10*time.Minute, SkeletonMaxTime)
 }

@@ -35,7 +35,7 @@ type program struct {
 
 // step is a statement of the body the program keeps.
 type step struct {
-	cond string
+	cond []string // the message types it runs for; nil for every type no comparison names
 	stmt scenarios.Statement
 	// dialog is the variable a BEGIN DIALOG set, for the SEND on it that follows.
 	dialog string
@@ -51,7 +51,8 @@ func readProgram(src *procSource, queue string, types map[string]bool) program {
 	toks := src.stmt.Tokens
 	vars := map[string]int64{}
 	var steps []step
-	cond := ""
+	var cond []string
+	lastType := -1 // the index of the last message type literal, for IN (a, b) lists
 	hasReceive, hasWaitfor, hasCommit, hasBegin, hasLoop := false, false, false, false, false
 	catch := 0
 	var processing time.Duration
@@ -238,9 +239,14 @@ func readProgram(src *procSource, queue string, types map[string]bool) program {
 			} else if !types[name] {
 				break
 			}
-			cond = name
+			if punct(i-1, ",") && lastType == i-2 {
+				cond = append(cond, name) // IN (N'a', N'b')
+			} else {
+				cond = []string{name}
+			}
+			lastType = i
 		case t.Is("ELSE") && !word(i+1, "IF"):
-			cond = ""
+			cond = nil
 		}
 	}
 	p.proc.ProcessingTime = sim.Fixed(processing)
@@ -264,10 +270,16 @@ func readProgram(src *procSource, queue string, types map[string]bool) program {
 		p.why = append(p.why, "BEGIN TRANSACTION without COMMIT")
 	}
 	for _, s := range steps {
-		if _, ok := p.handlers[s.cond]; !ok {
-			p.order = append(p.order, s.cond)
+		conds := s.cond
+		if conds == nil {
+			conds = []string{""}
 		}
-		p.handlers[s.cond] = append(p.handlers[s.cond], s.stmt)
+		for _, c := range conds {
+			if _, ok := p.handlers[c]; !ok {
+				p.order = append(p.order, c)
+			}
+			p.handlers[c] = append(p.handlers[c], s.stmt)
+		}
 	}
 	return p
 }

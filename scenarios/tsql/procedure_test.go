@@ -73,9 +73,8 @@ func TestTheDocumentationsTargetLoopBecomesAReaderProgram(t *testing.T) {
       SEND ON CONVERSATION @h MESSAGE TYPE [//s/Rep] (N'<done/>');
       END CONVERSATION @h;
     END
-    ELSE IF @type = N'http://schemas.microsoft.com/SQL/ServiceBroker/EndDialog'
-      END CONVERSATION @h;
-    ELSE IF @type = N'http://schemas.microsoft.com/SQL/ServiceBroker/Error'
+    ELSE IF @type IN (N'http://schemas.microsoft.com/SQL/ServiceBroker/EndDialog',
+                      N'http://schemas.microsoft.com/SQL/ServiceBroker/Error')
       END CONVERSATION @h;
     COMMIT TRANSACTION;
   END`)
@@ -84,6 +83,7 @@ func TestTheDocumentationsTargetLoopBecomesAReaderProgram(t *testing.T) {
 	assert.Equal(t, "//s/Rep", w.ReplyType)
 	assert.Equal(t, scenarios.EndTargetAfterReply, w.End)
 	assert.NotContains(t, comments, "Not understood", "the empty queue's ROLLBACK; BREAK is the loop's exit")
+	assert.Empty(t, p.On, "END CONVERSATION on EndDialog and Error, IN (...), is the default")
 }
 
 // Each form of the loop: TOP from a variable, GET CONVERSATION GROUP, no WAITFOR, no
@@ -132,16 +132,17 @@ func TestABodyThatDoesMoreKeepsItsHandlers(t *testing.T) {
     SEND ON CONVERSATION @next MESSAGE TYPE [//s/Req] (@body);
     BEGIN CONVERSATION TIMER (@h) TIMEOUT = 30;
   END
-  ELSE IF @type = N'http://schemas.microsoft.com/SQL/ServiceBroker/DialogTimer'
+  ELSE IF @type IN (N'http://schemas.microsoft.com/SQL/ServiceBroker/DialogTimer', N'http://schemas.microsoft.com/SQL/ServiceBroker/Error')
     END CONVERSATION @h WITH ERROR = 50001 DESCRIPTION = 'too slow';
   COMMIT
 END`)
 	assert.Equal(t, scenarios.EndInitiator, w.End, "the workload keeps its default")
-	require.Len(t, p.On, 2, "%+v", p.On)
+	require.Len(t, p.On, 3, "%+v", p.On)
 	assert.Equal(t, scenarios.Handler{MessageType: "//s/Req", Do: []scenarios.Statement{
 		{Kind: scenarios.StatementBeginDialog, ToServices: []string{"Next"}, Contract: "//s/C", MessageType: "//s/Req", Messages: 1},
 		{Kind: scenarios.StatementTimer, Timeout: 30 * time.Second}}}, p.On[0])
 	assert.Equal(t, scenarios.Handler{MessageType: "DialogTimer", Do: []scenarios.Statement{{Kind: scenarios.StatementEnd, ErrorCode: 50001}}}, p.On[1])
+	assert.Equal(t, scenarios.Handler{MessageType: "Error", Do: []scenarios.Statement{{Kind: scenarios.StatementEnd, ErrorCode: 50001}}}, p.On[2], "IN (...) names both")
 }
 
 // A body that does not read its queue, or a procedure no script creates, becomes the
