@@ -43,6 +43,15 @@ func cmdValidate(_ context.Context, args []string, stdout, stderr io.Writer) int
 	return 0
 }
 
+// cmdLint is `simulate lint`: validate's errors, then the design's diagnostics (docs/lint.md).
+func cmdLint(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	pos, code, done := parseInterleaved(newSubFlags("lint", stderr), args, stdout)
+	if done {
+		return code
+	}
+	return results.Lint(pos, stdout, stderr)
+}
+
 // cmdPlot is `simulate plot`.
 func cmdPlot(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newSubFlags("plot", stderr)

@@ -91,6 +91,8 @@ func subcommands() []subcommand {
 		{"list", "", "list the library's scenarios and the question each answers", "  simulate list\n", cmdList},
 		{"validate", "FILE...", "check scenario files and report every error with its line and column",
 			"  simulate validate my-design.yaml\n", cmdValidate},
+		{"lint", "FILE...", "validate scenario files, then diagnose their designs: stable IDs, line and column, severity and a fix (docs/lint.md)",
+			"  simulate lint my-design.yaml\n", cmdLint},
 		{"plot", "DIR", "draw the plots again from the results written in DIR", "  simulate plot results/lossy-wan-seed-7\n", cmdPlot},
 	}
 }
