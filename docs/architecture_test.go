@@ -30,7 +30,7 @@ var allowed = map[string][]string{
 	"scenarios/shrink":  {"sim", "net/faulty", "model", "scenarios", "scenarios/file"},
 	"scenarios/tsql":    {"sim", "model", "scenarios", "scenarios/file"},
 	"scenarios/check":   {"model", "scenarios", "scenarios/file", "scenarios/batch", "scenarios/gen", "scenarios/shrink"},
-	"scenarios/results": {"sim", "model", "model/invariant", "plots", "scenarios", "scenarios/file", "scenarios/batch", "scenarios/shrink"},
+	"scenarios/results": {"sim", "model", "model/invariant", "plots", "scenarios", "scenarios/file", "scenarios/batch", "scenarios/shrink", "scenarios/tsql"},
 	"cmd/simulate":      {"scenarios", "scenarios/file", "scenarios/batch", "scenarios/results", "scenarios/tsql"},
 	"docs":              {},
 }

@@ -47,6 +47,12 @@ func TestExitCodesAndStreams(t *testing.T) {
 	bad := writeScenario(t, "bad.yaml", "name: x\ninstances: 3\n")
 	limited := unexpecting(t, "limited.yaml", "liveness: off\n")
 	undrained := unexpecting(t, "undrained.yaml", "")
+	poison, err := file.LibraryText("poison-message")
+	require.NoError(t, err)
+	request := "          - {name: //sbsim/Request, messages: [{message_type: Request, sent_by: initiator}]}\n"
+	unusable := writeScenario(t, "unusable.yaml", strings.ReplaceAll(string(poison), request,
+		request+"          - {name: Back, messages: [{message_type: Request, sent_by: target}]}\n")) // SB101, an error
+	corpus, tsqlErrors := filepath.Join(sourceDir, "../../scenarios/tsql/testdata/corpus")+"/", filepath.Join(sourceDir, "../../scenarios/tsql/testdata/errors")+"/"
 	cases := []struct {
 		name       string
 		args       []string
@@ -67,6 +73,19 @@ func TestExitCodesAndStreams(t *testing.T) {
 		{"bad flag", []string{"run", "poison-message", "-bogus"}, results.ExitUsage, "", "flag provided but not defined", true},
 		{"validate's errors go to stderr", []string{"validate", bad}, results.ExitUsage, "", "bad.yaml:2:", true},
 		{"validate's verdict goes to stdout", []string{"validate", limited}, results.ExitOK, "limited.yaml: ok", "", true},
+		{"lint: a file that does not load", []string{"lint", bad}, results.ExitUsage, "", "bad.yaml:2:", true},
+		{"lint: no file", []string{"lint"}, results.ExitUsage, "", "want one or more scenario files", true},
+		{"lint: a diagnostic of error severity", []string{"lint", unusable}, results.ExitFailed, "unusable.yaml: 2 errors, 1 warning", "error SB101: ", true},
+		{"lint: warnings only", []string{"lint", "endpoint-leak"}, results.ExitOK, "endpoint-leak: 1 warning", "warning SB111: ", true},
+		{"lint: a clean design", []string{"lint", "activation-burst"}, results.ExitOK, "activation-burst: ok", "", true},
+		{"lint: T-SQL scripts", []string{"lint", corpus + "cross-instance/initiator.sql"}, results.ExitOK, "initiator.sql: 1 warning",
+			"warning SB104: ADDRESS \"TCP://target.example.com:4022\" is no instance", true},
+		{"lint: both sides' scripts, one design", []string{"lint", corpus + "cross-instance"}, results.ExitOK, "cross-instance: 1 warning", "warning SB103", true},
+		{"lint: a broken script", []string{"lint", tsqlErrors + "bad-sent-by.sql"}, results.ExitUsage, "", "bad-sent-by.sql:", true},
+		{"import: to stdout, the report to stderr", []string{"import", corpus + "single-db"}, results.ExitOK, "name: request-reply",
+			"read 1 scripts, 13 batches", true},
+		{"import: a broken script", []string{"import", tsqlErrors + "bad-sent-by.sql"}, results.ExitUsage, "", "bad-sent-by.sql:", true},
+		{"import: no script", []string{"import"}, results.ExitUsage, "", "want one or more .sql files or folders", true},
 		{"-out is a file", []string{"run", "poison-message", "-seed", "1", "-out", filepath.Join(notADir, "out")}, results.ExitNotWritten,
 			"", "not a directory", true},
 		{"-out holds other files", []string{"run", "poison-message", "-seed", "1", "-out", foreign}, results.ExitNotWritten,

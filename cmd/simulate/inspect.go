@@ -5,42 +5,35 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/sbsim/sbsim/scenarios/file"
 	"github.com/sbsim/sbsim/scenarios/results"
 )
 
 // cmdList is `simulate list`.
 func cmdList(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newSubFlags("list", stderr)
-	if _, code, done := parseInterleaved(fs, args, stdout); done {
+	if _, code, done := parseInterleaved(newSubFlags("list", stderr), args, stdout); done {
 		return code
 	}
-	for _, name := range file.LibraryNames() {
-		s, err := file.Library(name)
-		if err != nil {
-			fmt.Fprintf(stderr, "simulate: library scenario %s: %v\n", name, err)
-			return 1
-		}
-		fmt.Fprintf(stdout, "%s\n    %s\n", name, s.Question)
-	}
-	return 0
+	return results.List(stdout, stderr)
 }
 
 // cmdValidate is `simulate validate`.
 func cmdValidate(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newSubFlags("validate", stderr)
+	pos, code, done := parseInterleaved(newSubFlags("validate", stderr), args, stdout)
+	if done {
+		return code
+	}
+	return results.Validate(pos, stdout, stderr)
+}
+
+// cmdLint is `simulate lint`: validate's errors, then the design's diagnostics (docs/lint.md).
+func cmdLint(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newSubFlags("lint", stderr)
+	opts := scriptFlags(fs)
 	pos, code, done := parseInterleaved(fs, args, stdout)
 	if done {
 		return code
 	}
-	if len(pos) == 0 {
-		fmt.Fprintln(stderr, "simulate validate: want one or more scenario files")
-		return results.ExitUsage
-	}
-	if !file.ValidateFiles(pos, stdout, stderr) {
-		return results.ExitUsage
-	}
-	return 0
+	return results.Lint(pos, *opts, stdout, stderr)
 }
 
 // cmdPlot is `simulate plot`.

@@ -94,6 +94,8 @@ func subcommands() []subcommand {
 		{"import", "FILE.sql|DIR... [-map DATABASE=INSTANCE ...] [-var NAME=VALUE ...] [-db NAME] [-o FILE]",
 			"read Service Broker T-SQL scripts into a commented scenario file (docs/import.md)",
 			"  simulate import deploy.sql -var DbName=Orders -o orders.yaml\n  simulate import initiator.sql target.sql -map Orders=A -map Stock=B -o design.yaml\n", cmdImport},
+		{"lint", "FILE|FILE.sql|DIR... [-map ...] [-var ...] [-db NAME]", "validate scenario files or T-SQL scripts, then diagnose their designs: stable IDs, line and column, severity and a fix (docs/lint.md)",
+			"  simulate lint my-design.yaml\n  simulate lint deploy.sql -var DbName=Orders\n", cmdLint},
 		{"plot", "DIR", "draw the plots again from the results written in DIR", "  simulate plot results/lossy-wan-seed-7\n", cmdPlot},
 	}
 }

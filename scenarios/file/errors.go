@@ -16,9 +16,13 @@ type Error struct {
 	// Err is the error of a later check (model.Compile, Config.Validate) that the position
 	// was found for; nil for the errors the loader finds itself.
 	Err error
-	// Warning marks what is legal but likely wrong (Scenario.Warnings): it is written
+	// Warning marks what is legal but likely wrong (Scenario.Warnings, Lint): it is written
 	// "warning: " before the message, and does not stop a load.
 	Warning bool
+	// ID is a diagnostic's stable identifier (SB101 ..., docs/lint.md), and Fix how to fix
+	// it; both empty for the loader's errors. With an ID the severity is written with it,
+	// "warning SB105: " or "error SB101: "; a Fix is written after the message, "(fix: ...)".
+	ID, Fix string
 }
 
 func (e *Error) Error() string {
@@ -35,10 +39,18 @@ func (e *Error) Error() string {
 		b.WriteString(e.Path)
 	}
 	b.WriteString(": ")
-	if e.Warning {
+	switch {
+	case e.ID != "" && e.Warning:
+		b.WriteString("warning " + e.ID + ": ")
+	case e.ID != "":
+		b.WriteString("error " + e.ID + ": ")
+	case e.Warning:
 		b.WriteString("warning: ")
 	}
 	b.WriteString(e.Message)
+	if e.Fix != "" {
+		b.WriteString(" (fix: " + e.Fix + ")")
+	}
 	return b.String()
 }
 

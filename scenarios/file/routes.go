@@ -244,14 +244,28 @@ func databaseOn(cat *model.Catalog, inst model.InstanceID, name string) bool {
 func (d *decoder) routeWarnings(cfg *scenarios.Config, cat *model.Catalog) []*Error {
 	var out []*Error
 	for _, w := range cfg.RouteWarnings(cat) {
-		path := join(index("workloads", w.Workload), fieldKeys[w.Field])
-		e := &Error{File: d.file, Path: path, Message: w.Message, Warning: true}
+		path, id, fix := routeDiagnostic(w)
+		e := &Error{File: d.file, Path: path, Message: w.Message, Warning: true, ID: id, Fix: fix}
 		if n := d.at(path); n != nil {
 			e.Line, e.Column = n.Line, n.Column
 		}
 		out = append(out, e)
 	}
 	return out
+}
+
+// routeDiagnostic returns the path, the lint ID (docs/lint.md) and the fix of a route
+// warning: a forwarding loop (SB106), a target no route reaches (SB105), a target with no
+// route back (SB112).
+func routeDiagnostic(w scenarios.RouteWarning) (path, id, fix string) {
+	path = join(index("workloads", w.Workload), fieldKeys[w.Field])
+	switch {
+	case w.Field == "From":
+		return path, LintNoRouteBack, "give the target's database a route to the initiator's service (each side routes its own messages)"
+	case strings.Contains(w.Message, "round a loop"):
+		return path, LintForwardingLoop, "make the forwarders' msdb routes for the service lead on to its instance, never back to a forwarder already passed"
+	}
+	return path, LintUnreachedService, "add a route for the service to the initiator's database (and to the msdb of each forwarder on the way), or a TRANSPORT or wildcard route that reaches it"
 }
 
 // routeChangePath returns the path of what a Config.Validate error about a timeline's

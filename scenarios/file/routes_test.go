@@ -167,7 +167,8 @@ func TestRTE2_LoadWarnsOfTargetsNoRouteReaches(t *testing.T) {
 	noRoute := strings.Replace(routedSites, "        routes: [{name: toT, service_name: T, address: B}]\n", "", 1)
 	f := loadRouted(t, noRoute)
 	require.Len(t, f.Warnings, 1)
-	assert.Equal(t, `routes.yaml:22:44: workloads[0].to_service: warning: no route of A/D reaches a service "T" (RTE-2, over its routes and the timeline's route changes): its messages would never arrive, but wait in sys.transmission_queue (delayed, or retried for ever)`,
+	assert.Equal(t, `routes.yaml:22:44: workloads[0].to_service: warning SB105: no route of A/D reaches a service "T" (RTE-2, over its routes and the timeline's route changes): its messages would never arrive, but wait in sys.transmission_queue (delayed, or retried for ever)`+
+		` (fix: add a route for the service to the initiator's database (and to the msdb of each forwarder on the way), or a TRANSPORT or wildcard route that reaches it)`,
 		f.Warnings[0].Error())
 
 	later := loadRouted(t, noRoute+"timeline:\n  - {at: 2m, create_route: {database: A/D, name: toT, service_name: T, address: B}}\n")
@@ -175,7 +176,8 @@ func TestRTE2_LoadWarnsOfTargetsNoRouteReaches(t *testing.T) {
 
 	noBack := loadRouted(t, strings.Replace(routedSites, "broker_instance: A/D, address: A", "broker_instance: A/D, address: LOCAL", 1))
 	require.Len(t, noBack.Warnings, 1)
-	assert.Equal(t, `routes.yaml:23:29: workloads[0].from_service: warning: the target "T" of B/E has no route back to service "S" of A/D (RTE-2): it could not acknowledge, and the initiator would retry for ever`,
+	assert.Equal(t, `routes.yaml:23:29: workloads[0].from_service: warning SB112: the target "T" of B/E has no route back to service "S" of A/D (RTE-2): it could not acknowledge, and the initiator would retry for ever`+
+		` (fix: give the target's database a route to the initiator's service (each side routes its own messages))`,
 		noBack.Warnings[0].Error())
 
 	assert.Empty(t, loadRouted(t, twoSites).Warnings, "a world without routes has routes made for it")
@@ -194,7 +196,7 @@ func TestValidateFilesPrintsWarningsWithoutFailing(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	assert.True(t, ValidateFiles([]string{warned}, &stdout, &stderr))
 	assert.Equal(t, warned+": ok, 1 warning\n", stdout.String())
-	assert.Contains(t, stderr.String(), warned+":22:44: workloads[0].to_service: warning: no route of A/D reaches")
+	assert.Contains(t, stderr.String(), warned+":22:44: workloads[0].to_service: warning SB105: no route of A/D reaches")
 
 	stdout.Reset()
 	stderr.Reset()

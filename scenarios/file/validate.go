@@ -16,12 +16,7 @@ func ValidateFiles(names []string, stdout, stderr io.Writer) bool {
 	for _, p := range names {
 		f, err := Open(p)
 		if err != nil {
-			var errs Errors
-			if errors.As(err, &errs) {
-				fmt.Fprintf(stderr, "%v\n", err) // the diagnostics: file:line:column of every error
-			} else {
-				fmt.Fprintf(stderr, "%s: %v\n", p, err) // the file could not be read
-			}
+			printLoadError(p, err, stderr)
 			ok = false
 			continue
 		}
@@ -38,4 +33,15 @@ func ValidateFiles(names []string, stdout, stderr io.Writer) bool {
 		}
 	}
 	return ok
+}
+
+// printLoadError writes why the scenario file p did not load: each error with its line
+// and column, or why it could not be read.
+func printLoadError(p string, err error, stderr io.Writer) {
+	var errs Errors
+	if errors.As(err, &errs) {
+		fmt.Fprintf(stderr, "%v\n", err) // the diagnostics: file:line:column of every error
+	} else {
+		fmt.Fprintf(stderr, "%s: %v\n", p, err) // the file could not be read
+	}
 }

@@ -98,15 +98,17 @@ type service struct {
 	model.Service
 	instance, database string
 	db                 *model.Database
+	path               string // in the scenario file
 }
 
 func (b *builder) services() []service {
 	var out []service
-	for _, in := range b.cfg.Instances {
+	for ii, in := range b.cfg.Instances {
 		for di := range in.Databases {
 			db := &in.Databases[di]
-			for _, s := range db.Services {
-				out = append(out, service{Service: s, instance: in.Name, database: db.Name, db: db})
+			for si, s := range db.Services {
+				out = append(out, service{Service: s, instance: in.Name, database: db.Name, db: db,
+					path: fmt.Sprintf("instances[%d].databases[%d].services[%d]", ii, di, si)})
 			}
 		}
 	}
@@ -198,6 +200,16 @@ func findService(all []service, name, db string) (service, bool) {
 // workload adds the skeleton workload from one service to another.
 func (b *builder) workload(all []service, from, t service, contract, messageType, why string) {
 	wpath := fmt.Sprintf("workloads[%d]", len(b.cfg.Workloads))
+	w := b.newWorkload(all, from, t, contract, messageType)
+	b.d.comment(wpath, "EDIT: a skeleton. How many dialogs to %s, how often, how big: the scripts do not say.", t.Name)
+	b.d.comment(wpath, "From %s: %s.", from.Name, why)
+	b.replies(&w, t, wpath)
+	b.places[wpath] = b.places[t.path] // lint's diagnostics of a workload point at its target's CREATE SERVICE
+	b.cfg.Workloads = append(b.cfg.Workloads, w)
+}
+
+// newWorkload is the skeleton's workload from one service to another.
+func (b *builder) newWorkload(all []service, from, t service, contract, messageType string) scenarios.Workload {
 	w := scenarios.Workload{Name: "to " + t.Name, From: qualified(all, from), To: t.Name, Dialogs: SkeletonDialogs,
 		Interarrival: sim.ExponentialMean(SkeletonInterarrival), Messages: 1, Size: scenarios.FixedSize(SkeletonSize)}
 	if qualified(all, t) != t.Name {
@@ -216,10 +228,7 @@ func (b *builder) workload(all []service, from, t service, contract, messageType
 	if w.MessageType == "DEFAULT" {
 		w.MessageType = ""
 	}
-	b.d.comment(wpath, "EDIT: a skeleton. How many dialogs to %s, how often, how big: the scripts do not say.", t.Name)
-	b.d.comment(wpath, "From %s: %s.", from.Name, why)
-	b.replies(&w, t, wpath)
-	b.cfg.Workloads = append(b.cfg.Workloads, w)
+	return w
 }
 
 // initiator picks the service that begins dialogs to t: of those whose database has the
@@ -290,6 +299,8 @@ func (b *builder) initiator(all []service, t service, contract string) (service,
 	}
 	b.d.comment("workloads", "No workload to %s/%s/%s: no service whose database has %s has a route to it and back (simulate lint says which route is missing).",
 		t.instance, t.database, t.Name, contract)
+	b.unreached = append(b.unreached, b.newWorkload(all, candidates[0].s, t, contract, ""))
+	b.unreachedAt = append(b.unreachedAt, b.places[t.path])
 	return service{}, false
 }
 

@@ -22,6 +22,11 @@ type Design struct {
 	// Sources are the scripts' names; Batches and Statements count what was read.
 	Sources             []string
 	Batches, Statements int
+	// invented are the readers the skeleton assumed (by index); unreached the workloads it
+	// left out for want of routes. LintView undoes both.
+	invented    []int
+	unreached   []scenarios.Workload
+	unreachedAt []file.Place
 }
 
 func (d *Design) comment(path string, format string, args ...any) {
@@ -40,6 +45,10 @@ type builder struct {
 	why       map[string]string
 	invented  []int
 	cat       *model.Catalog // compiled once the catalog is built, for the routes' reach
+	// unreached are the workloads the skeleton left out, no route reaching their target
+	// and back: lint sees them (Design.LintView).
+	unreached   []scenarios.Workload
+	unreachedAt []file.Place
 }
 
 func filePlace(p Pos) file.Place { return file.Place{File: p.File, Line: p.Line, Column: p.Col} }
@@ -64,6 +73,7 @@ func (r *reader) design(srcs []Source) (*Design, error) {
 	b.links()
 	b.workloads()
 	f.Places = b.places
+	d.invented, d.unreached, d.unreachedAt = b.invented, b.unreached, b.unreachedAt
 	name := "imported"
 	if len(srcs) > 0 {
 		base := srcs[0].Name
@@ -131,7 +141,8 @@ func (b *builder) address(addr string, at Pos) (string, bool) {
 	}
 	u, err := url.Parse(addr)
 	if err != nil || !strings.EqualFold(u.Scheme, "tcp") || u.Hostname() == "" {
-		b.r.note(at, Warning, "ADDRESS %q is not LOCAL, TRANSPORT or TCP://host:port; the route is left out", addr)
+		b.r.warn(at, file.LintRouteGoesNowhere, "write ADDRESS = 'LOCAL', 'TRANSPORT' or 'TCP://host:port'",
+			"ADDRESS %q is not LOCAL, TRANSPORT or TCP://host:port: the route is left out", addr)
 		return "", false
 	}
 	host, port := strings.ToLower(u.Hostname()), u.Port()
@@ -160,7 +171,8 @@ func (b *builder) address(addr string, at Pos) (string, bool) {
 		}
 		return found[0].name, true
 	}
-	b.r.note(at, Warning, "ADDRESS %q is no instance of the scripts (instances: %s); the route is left out: import the other side's script too, or map it with -map %s=INSTANCE", addr, b.instanceList(), addr)
+	b.r.warn(at, file.LintRouteGoesNowhere, fmt.Sprintf("import the other side's script too, or map the address with -map %s=INSTANCE", addr),
+		"ADDRESS %q is no instance of the scripts (instances: %s): the route is left out", addr, b.instanceList())
 	return "", false
 }
 
@@ -289,7 +301,7 @@ func (b *builder) inferBrokerInstances() {
 					b.r.note(db.routes.places[i].fieldAt("broker_instance"), Inferred,
 						"BROKER_INSTANCE %s is database %s's on %s (route %s to service %s)", guid, target.name, rt.Address, rt.Name, rt.ServiceName)
 				case !strings.EqualFold(target.broker, guid):
-					b.r.note(db.routes.places[i].fieldAt("broker_instance"), Warning,
+					b.r.warn(db.routes.places[i].fieldAt("broker_instance"), LintScriptWarning, "give every route to the database the same BROKER_INSTANCE, its sys.databases.service_broker_guid",
 						"route %s names BROKER_INSTANCE %s, but another route gave database %s the broker instance %s: messages on this route reach no database", rt.Name, guid, target.name, target.broker)
 				}
 			}

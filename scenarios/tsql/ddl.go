@@ -83,6 +83,9 @@ func unmodelledWhy(object string) string {
 	return "not a Service Broker object"
 }
 
+// alterFix is the fix of an ALTER of an object no script creates.
+const alterFix = "import the script that creates it too, before this one (scripts are read in the order given)"
+
 // skip records a statement that is not DDL: control flow around the DDL (IF EXISTS
 // guards, BEGIN ... END, PRINT, SET NOCOUNT ON) is kept apart from the rest.
 func (r *reader) skip(s Statement) {
@@ -126,7 +129,7 @@ func (r *reader) messageType(c *cursor, s Statement, b Batch) error {
 		db.messageTypes.add(model.MessageType{Name: name}, s.Pos)
 	case "ALTER":
 		if i < 0 {
-			r.note(s.Pos, Warning, "ALTER MESSAGE TYPE %s: no such message type in the scripts; ignored", name)
+			r.warn(s.Pos, LintScriptWarning, alterFix, "ALTER MESSAGE TYPE %s: no such message type in the scripts; ignored", name)
 		}
 	case "DROP":
 		if i >= 0 {
@@ -249,7 +252,7 @@ func (r *reader) queue(c *cursor, s Statement, b Batch) error {
 		p = &db.queues.places[len(db.queues.places)-1]
 	case "ALTER":
 		if i < 0 {
-			r.note(s.Pos, Warning, "ALTER QUEUE %s: no such queue in the scripts; ignored", name)
+			r.warn(s.Pos, LintScriptWarning, alterFix, "ALTER QUEUE %s: no such queue in the scripts; ignored", name)
 			return nil
 		}
 		q, p = &db.queues.items[i], &db.queues.places[i]
@@ -417,7 +420,7 @@ func (r *reader) service(c *cursor, s Statement, b Batch) error {
 		}
 	case "ALTER":
 		if i < 0 {
-			r.note(s.Pos, Warning, "ALTER SERVICE %s: no such service in the scripts; ignored", name)
+			r.warn(s.Pos, LintScriptWarning, alterFix, "ALTER SERVICE %s: no such service in the scripts; ignored", name)
 			return nil
 		}
 		svc, p = &db.services.items[i], &db.services.places[i]
@@ -520,7 +523,7 @@ func (r *reader) route(c *cursor, s Statement, b Batch) error {
 		}
 	case "ALTER":
 		if i < 0 {
-			r.note(s.Pos, Warning, "ALTER ROUTE %s: no such route in the scripts; ignored", name)
+			r.warn(s.Pos, LintScriptWarning, alterFix, "ALTER ROUTE %s: no such route in the scripts; ignored", name)
 			return nil
 		}
 		rt, p = &db.routes.items[i], &db.routes.places[i]
@@ -607,7 +610,7 @@ func (r *reader) priority(c *cursor, s Statement, b Batch) error {
 		p = &db.priorities.places[len(db.priorities.places)-1]
 	case "ALTER":
 		if i < 0 {
-			r.note(s.Pos, Warning, "ALTER BROKER PRIORITY %s: no such priority in the scripts; ignored", name)
+			r.warn(s.Pos, LintScriptWarning, alterFix, "ALTER BROKER PRIORITY %s: no such priority in the scripts; ignored", name)
 			return nil
 		}
 		bp, p = &db.priorities.items[i], &db.priorities.places[i]
@@ -749,7 +752,7 @@ func (r *reader) endpoint(c *cursor, s Statement, b Batch) error {
 	case s.Verb == "CREATE" || e == nil:
 		e = &endpoint{name: name, at: s.Pos}
 	case !strings.EqualFold(e.name, name):
-		r.note(s.Pos, Warning, "ALTER ENDPOINT %s: the instance's Service Broker endpoint is %s; ignored", name, e.name)
+		r.warn(s.Pos, LintScriptWarning, "ALTER the endpoint the instance has, or DROP it first", "ALTER ENDPOINT %s: the instance's Service Broker endpoint is %s; ignored", name, e.name)
 		return nil
 	}
 	broker := s.Verb == "ALTER" // ALTER ENDPOINT need not say FOR again
@@ -887,7 +890,8 @@ func (r *reader) alterDatabase(c *cursor, s Statement, b Batch) error {
 		case c.accept("ENABLE_BROKER"), c.accept("NEW_BROKER"), c.accept("ERROR_BROKER_CONVERSATIONS"):
 			r.note(at, Inferred, "ALTER DATABASE %s SET %s: every simulated database's broker is enabled from the start", name, c.toks[c.i-1].Value)
 		case c.accept("DISABLE_BROKER"):
-			r.note(at, Warning, "ALTER DATABASE %s SET DISABLE_BROKER: not modelled; the simulated broker stays enabled", name)
+			r.warn(at, LintScriptWarning, "a disabled broker delivers nothing: to try a database that stops receiving, set its queues' STATUS = OFF in the scenario's timeline",
+				"ALTER DATABASE %s SET DISABLE_BROKER: not modelled; the simulated broker stays enabled", name)
 		case c.accept("WITH"):
 			for !c.done() && !c.punct(",") {
 				c.next() // ROLLBACK IMMEDIATE, NO_WAIT

@@ -310,7 +310,7 @@ CREATE ROUTE ToOrders WITH SERVICE_NAME = 'Orders', BROKER_INSTANCE = 'B6A0F9C4-
 	assert.Empty(t, db(t, d, "Shop").Routes)
 	var warned bool
 	for _, n := range d.Notes {
-		warned = warned || (n.Kind == Warning && n.Pos.Line == 9 && strings.Contains(n.Message, "-map TCP://elsewhere:4022=INSTANCE"))
+		warned = warned || (n.Kind == Warning && n.Pos.Line == 9 && n.ID == "SB104" && strings.Contains(n.Fix, "-map TCP://elsewhere:4022=INSTANCE"))
 	}
 	assert.True(t, warned, "%v", d.Notes)
 	d = imported(t, Options{Map: map[string]string{"tcp://elsewhere:4022": "Far"}}, "w.sql",

@@ -38,6 +38,9 @@ type Note struct {
 	Pos     Pos
 	Kind    NoteKind
 	Message string
+	// ID and Fix, for a Warning, are its lint diagnostic's (LintScriptWarning when ID is
+	// empty) and how to fix it.
+	ID, Fix string
 }
 
 func (n Note) String() string { return fmt.Sprintf("%s: %s: %s", n.Pos, n.Kind, n.Message) }
@@ -131,6 +134,11 @@ type reader struct {
 
 func (r *reader) note(p Pos, kind NoteKind, format string, args ...any) {
 	r.notes = append(r.notes, Note{Pos: p, Kind: kind, Message: fmt.Sprintf(format, args...)})
+}
+
+// warn records a Warning with its lint diagnostic's ID and fix.
+func (r *reader) warn(p Pos, id, fix, format string, args ...any) {
+	r.notes = append(r.notes, Note{Pos: p, Kind: Warning, Message: fmt.Sprintf(format, args...), ID: id, Fix: fix})
 }
 
 // instanceFor returns the instance a statement on database db runs on: -map's, the
