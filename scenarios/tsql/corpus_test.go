@@ -17,10 +17,6 @@ import (
 	"github.com/sbsim/sbsim/scenarios/file"
 )
 
-// corpusVars are the sqlcmd variables a database project's publish profile gives.
-var corpusVars = map[string]map[string]string{
-	"dbproject": {"DatabaseName": "OrdersDb", "MasterKeyPassword": "x"},
-}
 
 func corpusDirs(t *testing.T) []string {
 	t.Helper()
@@ -41,7 +37,7 @@ func corpusDirs(t *testing.T) []string {
 func TestTheCorpusImportsValidatesAndRuns(t *testing.T) {
 	for _, dir := range corpusDirs(t) {
 		t.Run(dir, func(t *testing.T) {
-			d, err := Import([]string{filepath.Join("testdata/corpus", dir)}, Options{Vars: corpusVars[dir]})
+			d, err := Import([]string{filepath.Join("testdata/corpus", dir)}, Options{})
 			require.NoError(t, err)
 			out, err := d.YAML()
 			require.NoError(t, err)
@@ -119,4 +115,20 @@ func TestTheSkeletonTableIsTheCode(t *testing.T) {
 	assert.Equal(t, 1024, SkeletonSize)
 	assert.Equal(t, time.Millisecond, SkeletonLatency)
 	assert.Equal(t, 10*time.Minute, SkeletonMaxTime)
+}
+
+// A database project's folder is one database, the .sqlproj's name, and its SQLCMD
+// variables have the project's default values; -var and -db win over them.
+func TestADatabaseProjectIsItsDatabaseWithItsVariables(t *testing.T) {
+	d, err := Import([]string{"testdata/corpus/dbproject"}, Options{})
+	require.NoError(t, err)
+	require.Len(t, d.Scenario.Config.Instances[0].Databases, 1)
+	assert.Equal(t, "OrdersDb", d.Scenario.Config.Instances[0].Databases[0].Name)
+	assert.Len(t, d.Scenario.Config.Instances[0].Databases[0].Queues, 2)
+	d, err = Import([]string{"testdata/corpus/dbproject"}, Options{Database: "Other", Vars: map[string]string{"masterkeypassword": "x"}})
+	require.NoError(t, err)
+	assert.Equal(t, "Other", d.Scenario.Config.Instances[0].Databases[0].Name)
+	_, err = Import([]string{"testdata/corpus/dbproject/Security"}, Options{})
+	require.Error(t, err, "without the project, $(MasterKeyPassword) is undefined")
+	assert.Contains(t, err.Error(), "$(MasterKeyPassword) is not defined")
 }

@@ -1,6 +1,7 @@
 package tsql
 
 import (
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -66,20 +67,55 @@ type Source struct {
 	Name, Text string
 }
 
+// Project is what a folder's SSDT project file (.sqlproj) says: its name, the database's
+// (and the built-in SQLCMD variable DatabaseName), and its SQLCMD variables' default values.
+type Project struct {
+	Name string
+	Vars map[string]string
+}
+
+// readProject reads a .sqlproj file.
+func readProject(path string) (*Project, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var x struct {
+		Names []string `xml:"PropertyGroup>Name"`
+		Vars  []struct {
+			Include string `xml:"Include,attr"`
+			Default string `xml:"DefaultValue"`
+		} `xml:"ItemGroup>SqlCmdVariable"`
+	}
+	if err := xml.Unmarshal(data, &x); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	p := &Project{Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), Vars: map[string]string{}}
+	if len(x.Names) > 0 && x.Names[0] != "" {
+		p.Name = x.Names[0]
+	}
+	p.Vars["DatabaseName"] = p.Name
+	for _, v := range x.Vars {
+		p.Vars[v.Include] = v.Default
+	}
+	return p, nil
+}
+
 // ReadSources reads the scripts at paths: a file as it is, a folder's .sql files in the
-// order of their paths (its sub-folders too, as a database project has them).
-func ReadSources(paths []string) ([]Source, string, error) {
+// order of their paths (its sub-folders too, as a database project has them), and the
+// first .sqlproj found in a folder.
+func ReadSources(paths []string) ([]Source, *Project, error) {
 	var out []Source
-	project := ""
+	var project *Project
 	for _, p := range paths {
 		info, err := os.Stat(p)
 		if err != nil {
-			return nil, "", err
+			return nil, nil, err
 		}
 		if !info.IsDir() {
 			data, err := os.ReadFile(p)
 			if err != nil {
-				return nil, "", err
+				return nil, nil, err
 			}
 			out = append(out, Source{Name: p, Text: string(data)})
 			continue
@@ -93,22 +129,23 @@ func ReadSources(paths []string) ([]Source, string, error) {
 			case d.IsDir():
 			case ext == ".sql":
 				files = append(files, path)
-			case ext == ".sqlproj" && project == "":
-				project = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+			case ext == ".sqlproj" && project == nil:
+				project, err = readProject(path)
+				return err
 			}
 			return nil
 		})
 		if err != nil {
-			return nil, "", err
+			return nil, nil, err
 		}
 		if len(files) == 0 {
-			return nil, "", fmt.Errorf("%s: no .sql file in the folder", p)
+			return nil, nil, fmt.Errorf("%s: no .sql file in the folder", p)
 		}
 		sort.Strings(files)
 		for _, f := range files {
 			data, err := os.ReadFile(f)
 			if err != nil {
-				return nil, "", err
+				return nil, nil, err
 			}
 			out = append(out, Source{Name: filepath.ToSlash(f), Text: string(data)})
 		}
@@ -246,8 +283,24 @@ func Import(paths []string, opts Options) (*Design, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Database == "" {
-		opts.Database = project
+	if project != nil {
+		// The project's defaults, as if given with -var, under the caller's own.
+		vars := map[string]string{}
+		for k, v := range project.Vars {
+			vars[k] = v
+		}
+		for k, v := range opts.Vars {
+			for p := range vars {
+				if strings.EqualFold(p, k) {
+					delete(vars, p)
+				}
+			}
+			vars[k] = v
+		}
+		opts.Vars = vars
+		if opts.Database == "" {
+			opts.Database = project.Name
+		}
 	}
 	return Read(srcs, opts)
 }
