@@ -17,7 +17,6 @@ import (
 	"github.com/sbsim/sbsim/scenarios/file"
 )
 
-
 func corpusDirs(t *testing.T) []string {
 	t.Helper()
 	entries, err := os.ReadDir("testdata/corpus")
