@@ -134,10 +134,8 @@ func (b *builder) address(addr string, at Pos) (string, bool) {
 	case model.RouteLocal, model.RouteTransport:
 		return up, true
 	}
-	for k, v := range b.r.opts.Map {
-		if strings.Contains(k, "://") && strings.EqualFold(k, addr) {
-			return b.instanceNamed(v), true
-		}
+	if v, ok := lookupFold(b.r.opts.Map, addr); ok {
+		return b.instanceNamed(v), true
 	}
 	u, err := url.Parse(addr)
 	if err != nil || !strings.EqualFold(u.Scheme, "tcp") || u.Hostname() == "" {

@@ -348,3 +348,11 @@ CREATE EVENT NOTIFICATION Other ON DATABASE FOR CREATE_TABLE TO SERVICE 'Notify'
 		assert.NotEqual(t, "Notify", w.To, "no workload to the notification service")
 	}
 }
+
+// A byte order mark and CRLF line ends, as Windows editors write scripts, change nothing.
+func TestAByteOrderMarkAndCRLFChangeNothing(t *testing.T) {
+	plain := imported(t, Options{}, "s.sql", base)
+	windows := imported(t, Options{}, "s.sql", "\ufeff"+strings.ReplaceAll(base, "\n", "\r\n"))
+	assert.Equal(t, plain.Scenario.Config, windows.Scenario.Config)
+	assert.Equal(t, plain.Scenario.Places, windows.Scenario.Places, "the same lines and columns")
+}

@@ -178,15 +178,29 @@ func (r *reader) warn(p Pos, id, fix, format string, args ...any) {
 	r.notes = append(r.notes, Note{Pos: p, Kind: Warning, Message: fmt.Sprintf(format, args...), ID: id, Fix: fix})
 }
 
+// lookupFold returns m's value for key: the key's own, else that of the first key, in
+// sorted order, equal to it but for case (never map order: an import is deterministic).
+func lookupFold(m map[string]string, key string) (string, bool) {
+	if v, ok := m[key]; ok {
+		return v, true
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if strings.EqualFold(k, key) {
+			return m[k], true
+		}
+	}
+	return "", false
+}
+
 // instanceFor returns the instance a statement on database db runs on: -map's, the
 // batch's :CONNECT server, the one msdb follows, or the default.
 func (r *reader) instanceFor(db string, b Batch) *instance {
-	name := ""
-	for k, v := range r.opts.Map {
-		if strings.EqualFold(k, db) {
-			name = v
-		}
-	}
+	name, _ := lookupFold(r.opts.Map, db)
 	switch {
 	case name != "":
 	case b.Connect != "":

@@ -3,6 +3,7 @@ package tsql
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -73,10 +74,16 @@ var (
 func Split(file, src string, vars map[string]string) (*Script, error) {
 	s := &Script{Vars: map[string]string{}}
 	fixed := map[string]bool{}
-	for k, v := range vars {
-		s.Vars[strings.ToUpper(k)] = v
+	keys := make([]string, 0, len(vars))
+	for k := range vars {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // names equal but for case: the last in sorted order wins, whatever the map's order
+	for _, k := range keys {
+		s.Vars[strings.ToUpper(k)] = vars[k]
 		fixed[strings.ToUpper(k)] = true
 	}
+	src = strings.TrimPrefix(src, "\ufeff") // the byte order mark editors on Windows write
 	lines := strings.Split(strings.ReplaceAll(src, "\r\n", "\n"), "\n")
 	cur := Batch{File: file, Line: 1}
 	connect := ""
