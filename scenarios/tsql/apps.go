@@ -7,6 +7,7 @@ import (
 
 	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/scenarios"
+	"github.com/sbsim/sbsim/scenarios/file"
 	"github.com/sbsim/sbsim/sim"
 )
 
@@ -34,8 +35,9 @@ type activated struct {
 	path string // the queue's path in the file
 	prog program
 	src  *procSource // nil when no script creates the procedure
-	// folded: the request handlers became the workload's replies and life cycle.
-	folded bool
+	// folded are the handlers (by message type, "" for the unconditional) that became a
+	// workload's replies and life cycle.
+	folded map[string]bool
 }
 
 // programs reads the activation procedure of every queue that has one.
@@ -62,6 +64,13 @@ func (b *builder) programs() {
 				}
 				if !a.prog.recognised {
 					a.prog.proc.Top, a.prog.proc.WaitFor = 1, scenarios.DefaultProcedureWaitFor
+				}
+				if q.PoisonMessageHandlingOff && a.prog.rollsBack {
+					at := b.places[a.path+".poison_message_handling"]
+					b.r.warn(posOf(at, Pos{}), file.LintPoisonHandling,
+						"leave POISON_MESSAGE_HANDLING ON and END CONVERSATION WITH ERROR a message that keeps failing; in the scenario, set the procedure's rollback_rate to try it",
+						"queue %s has POISON_MESSAGE_HANDLING OFF and its procedure %s rolls back (QUE-8): a message that keeps failing comes back for ever, and nothing tells anyone",
+						q.Name, a.prog.proc.Name)
 				}
 				b.activated = append(b.activated, a)
 			}
@@ -163,6 +172,10 @@ func (b *builder) workloads() {
 		if contract == "" || covered[t.Name] {
 			continue
 		}
+		if by := b.programTargets()[t.Name]; by != "" {
+			b.d.comment("workloads", "No workload to %s: the procedure %s begins its dialogs.", t.Name, by)
+			continue
+		}
 		from, ok := b.initiator(all, t, contract)
 		if !ok {
 			continue
@@ -201,6 +214,10 @@ func findService(all []service, name, db string) (service, bool) {
 func (b *builder) workload(all []service, from, t service, contract, messageType, why string) {
 	wpath := fmt.Sprintf("workloads[%d]", len(b.cfg.Workloads))
 	w := b.newWorkload(all, from, t, contract, messageType)
+	if w.Contract != "" && w.MessageType == "" {
+		b.d.comment("workloads", "No workload to %s: its contract %s lets the initiator send nothing (simulate lint: SB101).", t.Name, contract)
+		return
+	}
 	b.d.comment(wpath, "EDIT: a skeleton. How many dialogs to %s, how often, how big: the scripts do not say.", t.Name)
 	b.d.comment(wpath, "From %s: %s.", from.Name, why)
 	b.replies(&w, t, wpath)
@@ -299,8 +316,10 @@ func (b *builder) initiator(all []service, t service, contract string) (service,
 	}
 	b.d.comment("workloads", "No workload to %s/%s/%s: no service whose database has %s has a route to it and back (simulate lint says which route is missing).",
 		t.instance, t.database, t.Name, contract)
-	b.unreached = append(b.unreached, b.newWorkload(all, candidates[0].s, t, contract, ""))
-	b.unreachedAt = append(b.unreachedAt, b.places[t.path])
+	if w := b.newWorkload(all, candidates[0].s, t, contract, ""); w.Contract == "" || w.MessageType != "" {
+		b.unreached = append(b.unreached, w)
+		b.unreachedAt = append(b.unreachedAt, b.places[t.path])
+	}
 	return service{}, false
 }
 
@@ -350,16 +369,27 @@ func (b *builder) replies(w *scenarios.Workload, t service, wpath string) {
 		b.d.comment(wpath, "The target's program is not read from a procedure: the initiator ends after its last message.")
 		return
 	}
-	stmts, ok := a.prog.handlers[w.MessageType]
+	key := w.MessageType
+	stmts, ok := a.prog.handlers[key]
 	if !ok {
-		stmts = a.prog.handlers[""]
+		key = ""
+		stmts = a.prog.handlers[key]
+	}
+	if b.programTargets()[t.Name] != "" {
+		b.d.comment(wpath, "%s's handler stays a handler: the procedure %s begins dialogs to %s too, and its replies to those are the handler's.", a.prog.proc.Name, b.programTargets()[t.Name], t.Name)
+		b.replyOf(w, t, stmts)
+		return
 	}
 	typ, ends, ok := reply(stmts)
 	if !ok {
 		b.d.comment(wpath, "%s's handler of %s is more than a reply and an END CONVERSATION: it stays a handler (procedures).", a.prog.proc.Name, orDefault(w.MessageType))
+		b.replyOf(w, t, stmts)
 		return
 	}
-	a.folded = true
+	if a.folded == nil {
+		a.folded = map[string]bool{}
+	}
+	a.folded[key] = true
 	switch {
 	case typ != "" && ends:
 		w.Replies, w.ReplyType, w.End = true, typ, scenarios.EndTargetAfterReply
@@ -378,6 +408,59 @@ func (b *builder) replies(w *scenarios.Workload, t service, wpath string) {
 	if w.ReplyType == "DEFAULT" {
 		w.ReplyType = ""
 	}
+}
+
+// replyOf makes a workload wait for the reply a handler it keeps sends: the first SEND of
+// a type the target may send on the workload's contract.
+func (b *builder) replyOf(w *scenarios.Workload, t service, stmts []scenarios.Statement) {
+	for _, s := range stmts {
+		if s.Kind == scenarios.StatementSend && s.Target == scenarios.TargetReceived && mayTargetSend(t.db, w.Contract, s.MessageType) {
+			w.Replies, w.ReplyType, w.ReplySize = true, s.MessageType, w.Size
+			if w.ReplyType == "DEFAULT" {
+				w.ReplyType = ""
+			}
+			return
+		}
+	}
+}
+
+// mayTargetSend reports whether a contract lets the target send a message type.
+func mayTargetSend(db *model.Database, contract, messageType string) bool {
+	if contract == "" || contract == "DEFAULT" {
+		return messageType == "DEFAULT" || messageType == ""
+	}
+	for _, k := range db.Contracts {
+		if k.Name != contract {
+			continue
+		}
+		for _, m := range k.Messages {
+			if m.MessageType == messageType && (m.SentBy == model.SentByTarget || m.SentBy == model.SentByAny) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// programTargets are the services that some activation procedure begins dialogs to, with
+// the procedure's name.
+func (b *builder) programTargets() map[string]string {
+	out := map[string]string{}
+	for _, a := range b.activated {
+		for _, cond := range a.prog.order { // in order, never the map's: the first procedure names it
+			for _, s := range a.prog.handlers[cond] {
+				if s.Kind != scenarios.StatementBeginDialog {
+					continue
+				}
+				for _, to := range s.ToServices {
+					if out[to] == "" {
+						out[to] = a.prog.proc.Name
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 func orDefault(s string) string {
@@ -421,7 +504,7 @@ func (b *builder) procedures() {
 			switch {
 			case (cond == "EndDialog" || cond == "Error") && len(stmts) == 1 && stmts[0].Kind == scenarios.StatementEnd && stmts[0].ErrorCode == 0:
 				continue // the default: END CONVERSATION (DLG-6)
-			case cond != "EndDialog" && cond != "Error" && cond != "DialogTimer" && a.folded:
+			case a.folded[cond]:
 				continue // the workload's replies and life cycle
 			case cond == "":
 				b.d.comment(ppath, "Statements under no message type comparison: %s; a handler needs a message type, edit them in.", kinds(stmts))

@@ -2,6 +2,7 @@ package tsql
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -146,12 +147,23 @@ func (b *builder) address(addr string, at Pos) (string, bool) {
 	host, port := strings.ToLower(u.Hostname()), u.Port()
 	var found []*instance
 	for _, in := range b.r.instances {
-		name := strings.ToLower(in.name)
-		first := func(s string) string {
-			return strings.FieldsFunc(s, func(r rune) bool { return r == '.' || r == '\\' || r == ',' })[0]
+		if strings.EqualFold(in.name, host) {
+			found = append(found, in) // the instance of that very name first
 		}
-		if localHosts[host] || name == host || first(name) == first(host) {
-			found = append(found, in)
+	}
+	if len(found) == 0 {
+		first := func(s string) string {
+			if f := strings.FieldsFunc(s, func(r rune) bool { return r == '.' || r == '\\' || r == ',' }); len(f) > 0 {
+				return f[0]
+			}
+			return s
+		}
+		ip := net.ParseIP(host) != nil // an address's labels are no names: 10.0.0.5 is not 10.0.0.4
+		for _, in := range b.r.instances {
+			name := strings.ToLower(in.name)
+			if localHosts[host] || (!ip && net.ParseIP(name) == nil && first(name) == first(host)) {
+				found = append(found, in)
+			}
 		}
 	}
 	if len(found) > 1 && port != "" {
@@ -328,12 +340,28 @@ var compileObject = regexp.MustCompile(`(instance|database|message type|contract
 // check compiles the catalog and validates the scenario: an error the scripts make (a
 // service on a queue no script creates) is reported at the statement that made it.
 func (b *builder) check() error {
-	cat, err := model.Compile(b.cfg.Instances)
-	if err == nil {
-		err = b.cfg.Validate(cat)
-	}
-	if err == nil {
-		return nil
+	var err error
+	for {
+		var cat *model.Catalog
+		if cat, err = model.Compile(b.cfg.Instances); err == nil {
+			err = b.cfg.Validate(cat)
+		}
+		if err == nil {
+			return nil
+		}
+		// A program read from a procedure that does not validate (a statement after the
+		// END of its conversation, a SEND the contract refuses) is the importer's reading,
+		// not the scripts' mistake: its handlers go, and a comment says why.
+		m := procedureError.FindStringSubmatch(err.Error())
+		if m == nil {
+			break
+		}
+		k, _ := strconv.Atoi(m[1])
+		if k >= len(b.cfg.Procedures) || len(b.cfg.Procedures[k].On) == 0 {
+			break
+		}
+		b.cfg.Procedures[k].On = nil
+		b.d.comment(fmt.Sprintf("procedures[%d]", k), "Not understood: the handlers read from it do not make a valid program (%v): they are left out; write them by hand (docs/programs.md).", err)
 	}
 	at := b.blame(err.Error())
 	return Errors{&Error{Pos: at, Msg: err.Error()}}

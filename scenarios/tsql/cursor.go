@@ -197,9 +197,6 @@ func (c *cursor) onOff(what string) (bool, Pos, error) {
 	return false, at, c.errorf("%s: want ON or OFF, found %s", what, c.what())
 }
 
-// equals skips an optional '='.
-func (c *cursor) equals() { c.acceptPunct("=") }
-
 // skipValue skips one option's value: a token, or a parenthesised group.
 func (c *cursor) skipValue() {
 	if !c.punct("(") {

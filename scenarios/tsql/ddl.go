@@ -92,6 +92,12 @@ func (r *reader) skip(s Statement) {
 	if r.appDialog(s) {
 		return
 	}
+	c := newCursor(s)
+	c.next()
+	if (s.Verb == "BEGIN" || s.Verb == "END") && (c.is("CONVERSATION") || c.is("DIALOG")) {
+		r.note(s.Pos, NotModelled, "%s %s: an application's statement: the workload skeleton stands for the applications", s.Verb, strings.ToUpper(c.peek().Value))
+		return
+	}
 	switch s.Verb {
 	case "IF", "BEGIN", "END", "PRINT", "SET", "DECLARE", "SELECT", "RAISERROR", "THROW", "RETURN", "WHILE":
 		r.note(s.Pos, ControlFlow, "%s: control flow, not modelled: the DDL it guards is read as if it ran", s.Verb)
@@ -141,12 +147,12 @@ func (r *reader) messageType(c *cursor, s Statement, b Batch) error {
 		if _, _, err := c.name("an owner"); err != nil {
 			return err
 		}
+		r.note(c.toks[c.i-1].Pos, NotModelled, "%s AUTHORIZATION (security: the simulated brokers trust each other)", s.Object)
 	}
-	if c.accept("VALIDATION") {
+	if at := c.pos(); c.accept("VALIDATION") {
 		if err := c.expectPunct("="); err != nil {
 			return err
 		}
-		at := c.pos()
 		switch {
 		case c.accept("NONE"), c.accept("EMPTY"), c.accept("WELL_FORMED_XML"):
 		case c.accept("VALID_XML"):
@@ -192,6 +198,7 @@ func (r *reader) contract(c *cursor, s Statement, b Batch) error {
 		if _, _, err := c.name("an owner"); err != nil {
 			return err
 		}
+		r.note(c.toks[c.i-1].Pos, NotModelled, "%s AUTHORIZATION (security: the simulated brokers trust each other)", s.Object)
 	}
 	if err := c.expectPunct("("); err != nil {
 		return err
@@ -230,11 +237,15 @@ func (r *reader) contract(c *cursor, s Statement, b Batch) error {
 }
 
 func (r *reader) queue(c *cursor, s Statement, b Batch) error {
-	name, at, err := c.lastName("a queue name")
+	parts, at, err := c.name("a queue name")
 	if err != nil {
 		return err
 	}
+	name := parts[len(parts)-1]
 	_, db := r.here(s, b)
+	if len(parts) == 3 { // [Db].[dbo].[Queue]: the database it names
+		db = r.instanceFor(parts[0], b).database(parts[0], s.Pos)
+	}
 	i := db.queues.find(name)
 	var q *model.Queue
 	var p *place
@@ -272,11 +283,13 @@ func (r *reader) queue(c *cursor, s Statement, b Batch) error {
 		}
 	}
 	if c.accept("ON") {
+		fg := c.pos()
 		if !c.accept("DEFAULT") {
 			if _, _, err := c.name("a filegroup"); err != nil {
 				return err
 			}
 		}
+		r.note(fg, NotModelled, "QUEUE %s ON filegroup (storage)", name)
 	}
 	return c.end()
 }
@@ -285,7 +298,9 @@ func (r *reader) queueOption(c *cursor, q *model.Queue, p *place, create bool) e
 	at := c.pos()
 	switch {
 	case c.accept("STATUS"):
-		c.equals()
+		if err := c.expectPunct("="); err != nil {
+			return err
+		}
 		on, _, err := c.onOff("STATUS")
 		if err != nil {
 			return err
@@ -296,7 +311,9 @@ func (r *reader) queueOption(c *cursor, q *model.Queue, p *place, create bool) e
 		}
 		p.set("status", at)
 	case c.accept("RETENTION"):
-		c.equals()
+		if err := c.expectPunct("="); err != nil {
+			return err
+		}
 		on, _, err := c.onOff("RETENTION")
 		if err != nil {
 			return err
@@ -310,7 +327,9 @@ func (r *reader) queueOption(c *cursor, q *model.Queue, p *place, create bool) e
 		if err := c.expect("STATUS"); err != nil {
 			return err
 		}
-		c.equals()
+		if err := c.expectPunct("="); err != nil {
+			return err
+		}
 		on, _, err := c.onOff("POISON_MESSAGE_HANDLING STATUS")
 		if err != nil {
 			return err
@@ -345,7 +364,9 @@ func (r *reader) activation(c *cursor, q *model.Queue, p *place, create bool) er
 		at := c.pos()
 		switch {
 		case c.accept("STATUS"):
-			c.equals()
+			if err := c.expectPunct("="); err != nil {
+				return err
+			}
 			on, _, err := c.onOff("ACTIVATION STATUS")
 			if err != nil {
 				return err
@@ -353,7 +374,9 @@ func (r *reader) activation(c *cursor, q *model.Queue, p *place, create bool) er
 			a.Status = on
 			p.set("activation.status", at)
 		case c.accept("PROCEDURE_NAME"):
-			c.equals()
+			if err := c.expectPunct("="); err != nil {
+				return err
+			}
 			name, _, err := c.lastName("a procedure name")
 			if err != nil {
 				return err
@@ -361,7 +384,9 @@ func (r *reader) activation(c *cursor, q *model.Queue, p *place, create bool) er
 			a.Procedure = name
 			p.set("activation.procedure_name", at)
 		case c.accept("MAX_QUEUE_READERS"):
-			c.equals()
+			if err := c.expectPunct("="); err != nil {
+				return err
+			}
 			n, _, err := c.integer("MAX_QUEUE_READERS")
 			if err != nil {
 				return err
@@ -414,6 +439,7 @@ func (r *reader) service(c *cursor, s Statement, b Batch) error {
 			if _, _, err := c.name("an owner"); err != nil {
 				return err
 			}
+			r.note(c.toks[c.i-1].Pos, NotModelled, "%s AUTHORIZATION (security: the simulated brokers trust each other)", s.Object)
 		}
 		if err := c.expect("ON", "QUEUE"); err != nil {
 			return err
@@ -520,6 +546,7 @@ func (r *reader) route(c *cursor, s Statement, b Batch) error {
 			if _, _, err := c.name("an owner"); err != nil {
 				return err
 			}
+			r.note(c.toks[c.i-1].Pos, NotModelled, "%s AUTHORIZATION (security: the simulated brokers trust each other)", s.Object)
 		}
 	case "ALTER":
 		if i < 0 {
@@ -535,7 +562,9 @@ func (r *reader) route(c *cursor, s Statement, b Batch) error {
 		at := c.pos()
 		switch {
 		case c.accept("SERVICE_NAME"):
-			c.equals()
+			if err := c.expectPunct("="); err != nil {
+				return err
+			}
 			v, _, err := c.stringValue("a service name")
 			if err != nil {
 				return err
@@ -543,7 +572,9 @@ func (r *reader) route(c *cursor, s Statement, b Batch) error {
 			rt.ServiceName = v
 			p.set("service_name", at)
 		case c.accept("BROKER_INSTANCE"):
-			c.equals()
+			if err := c.expectPunct("="); err != nil {
+				return err
+			}
 			v, _, err := c.stringValue("a broker instance")
 			if err != nil {
 				return err
@@ -551,7 +582,9 @@ func (r *reader) route(c *cursor, s Statement, b Batch) error {
 			rt.BrokerInstance = v
 			p.set("broker_instance", at)
 		case c.accept("LIFETIME"):
-			c.equals()
+			if err := c.expectPunct("="); err != nil {
+				return err
+			}
 			n, _, err := c.integer("LIFETIME")
 			if err != nil {
 				return err
@@ -559,7 +592,9 @@ func (r *reader) route(c *cursor, s Statement, b Batch) error {
 			rt.Lifetime = seconds(n)
 			p.set("lifetime", at)
 		case c.accept("ADDRESS"):
-			c.equals()
+			if err := c.expectPunct("="); err != nil {
+				return err
+			}
 			v, _, err := c.stringValue("an address")
 			if err != nil {
 				return err
@@ -567,7 +602,9 @@ func (r *reader) route(c *cursor, s Statement, b Batch) error {
 			rt.address = v
 			p.set("address", at)
 		case c.accept("MIRROR_ADDRESS"):
-			c.equals()
+			if err := c.expectPunct("="); err != nil {
+				return err
+			}
 			v, _, err := c.stringValue("a mirror address")
 			if err != nil {
 				return err
@@ -636,7 +673,9 @@ func (r *reader) priority(c *cursor, s Statement, b Batch) error {
 		case c.accept("REMOTE_SERVICE_NAME"):
 			out, key = &bp.RemoteService, "remote_service_name"
 		case c.accept("PRIORITY_LEVEL"):
-			c.equals()
+			if err := c.expectPunct("="); err != nil {
+				return err
+			}
 			key = "priority_level"
 			if c.accept("DEFAULT") {
 				bp.Level = 0
@@ -654,7 +693,9 @@ func (r *reader) priority(c *cursor, s Statement, b Batch) error {
 			return c.errorf("want CONTRACT_NAME, LOCAL_SERVICE_NAME, REMOTE_SERVICE_NAME or PRIORITY_LEVEL, found %s", c.what())
 		}
 		if out != nil {
-			c.equals()
+			if err := c.expectPunct("="); err != nil {
+				return err
+			}
 			if c.accept("ANY") {
 				*out = model.Any
 			} else {
@@ -774,8 +815,13 @@ func (r *reader) endpoint(c *cursor, s Statement, b Batch) error {
 				return err
 			}
 			for !c.done() && !c.punct(")") {
+				if c.is("LISTENER_IP") {
+					r.note(c.pos(), NotModelled, "endpoint %s LISTENER_IP (the instance's name is its address here)", name)
+				}
 				if c.accept("LISTENER_PORT") {
-					c.equals()
+					if err := c.expectPunct("="); err != nil {
+						return err
+					}
 					n, _, err := c.integer("LISTENER_PORT")
 					if err != nil {
 						return err
@@ -804,7 +850,9 @@ func (r *reader) brokerEndpointOptions(c *cursor, e *endpoint) error {
 		at := c.pos()
 		switch {
 		case c.accept("MESSAGE_FORWARDING"):
-			c.equals()
+			if err := c.expectPunct("="); err != nil {
+				return err
+			}
 			switch {
 			case c.accept("ENABLED"):
 				e.forwarding = true
@@ -815,7 +863,9 @@ func (r *reader) brokerEndpointOptions(c *cursor, e *endpoint) error {
 			}
 			e.forwardingAt = at
 		case c.accept("MESSAGE_FORWARD_SIZE"):
-			c.equals()
+			if err := c.expectPunct("="); err != nil {
+				return err
+			}
 			n, _, err := c.integer("MESSAGE_FORWARD_SIZE")
 			if err != nil {
 				return err
@@ -825,7 +875,9 @@ func (r *reader) brokerEndpointOptions(c *cursor, e *endpoint) error {
 			}
 			e.forwardSizeMB, e.forwardSizeAt, e.forwardSizeSet = n, at, true
 		case c.accept("AUTHENTICATION"), c.accept("ENCRYPTION"):
-			c.equals()
+			if err := c.expectPunct("="); err != nil {
+				return err
+			}
 			for !c.done() && !c.punct(",") && !c.punct(")") {
 				c.next()
 			}
@@ -881,7 +933,6 @@ func (r *reader) alterDatabase(c *cursor, s Statement, b Batch) error {
 		at := c.pos()
 		switch {
 		case c.accept("HONOR_BROKER_PRIORITY"):
-			c.equals()
 			on, _, err := c.onOff("HONOR_BROKER_PRIORITY")
 			if err != nil {
 				return err

@@ -99,7 +99,7 @@ GO
 			notes = append(notes, n.Message)
 		}
 	}
-	assert.Len(t, notes, 6, "three VALIDATIONs and two EXECUTE AS are listed, with the schema collection: %q", notes)
+	assert.Len(t, notes, 8, "four VALIDATIONs (one with its schema collection), an AUTHORIZATION, ON [DEFAULT] and two EXECUTE AS are listed: %q", notes)
 }
 
 // ALTER changes only what it names; DROP removes; each ALTER QUEUE ... ACTIVATION form.
@@ -233,7 +233,7 @@ IF NOT EXISTS (SELECT * FROM sys.service_queues WHERE name = 'X')
 	for _, want := range []string{"u.sql:9:1 not modelled CREATE CERTIFICATE Cert", "u.sql:10:1 not modelled CREATE USER U",
 		"u.sql:11:1 not modelled GRANT", "u.sql:12:1 not modelled CREATE REMOTE SERVICE BINDING B",
 		"u.sql:13:1 not modelled CREATE TABLE dbo.T", "u.sql:14:1 control flow IF: control flow, not modelled: the DDL it guards is read as if it ran",
-		"u.sql:16:1 not modelled SQLCMD :on: not acted on"} {
+		"u.sql:16:1 not modelled SQLCMD :on error: not acted on"} {
 		assert.Contains(t, got, want)
 	}
 	assert.Len(t, db(t, d, "Shop").Queues, 3, "the guarded CREATE QUEUE is read")

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf16"
 )
 
 // NoteKind says what a Note is about.
@@ -117,7 +118,7 @@ func ReadSources(paths []string) ([]Source, *Project, error) {
 			if err != nil {
 				return nil, nil, err
 			}
-			out = append(out, Source{Name: p, Text: string(data)})
+			out = append(out, Source{Name: p, Text: decode(data)})
 			continue
 		}
 		var files []string
@@ -147,10 +148,28 @@ func ReadSources(paths []string) ([]Source, *Project, error) {
 			if err != nil {
 				return nil, nil, err
 			}
-			out = append(out, Source{Name: filepath.ToSlash(f), Text: string(data)})
+			out = append(out, Source{Name: filepath.ToSlash(f), Text: decode(data)})
 		}
 	}
 	return out, project, nil
+}
+
+// decode returns a script's text: UTF-16 with its byte order mark (as SSMS can save, and
+// sqlcmd reads), else UTF-8.
+func decode(data []byte) string {
+	if len(data) >= 2 && ((data[0] == 0xFF && data[1] == 0xFE) || (data[0] == 0xFE && data[1] == 0xFF)) {
+		big := data[0] == 0xFE
+		units := make([]uint16, 0, len(data)/2)
+		for i := 2; i+1 < len(data); i += 2 {
+			if big {
+				units = append(units, uint16(data[i])<<8|uint16(data[i+1]))
+			} else {
+				units = append(units, uint16(data[i+1])<<8|uint16(data[i]))
+			}
+		}
+		return string(utf16.Decode(units))
+	}
+	return string(data)
 }
 
 // reader holds what the scripts have said so far.
@@ -230,7 +249,11 @@ func (r *reader) read(src Source) []error {
 		return []error{err}
 	}
 	for _, d := range script.Directives {
-		r.note(d.Pos, NotModelled, "SQLCMD %s: not acted on", strings.Fields(d.Text)[0])
+		what := strings.Fields(d.Text)
+		if len(what) > 2 {
+			what = what[:2]
+		}
+		r.note(d.Pos, NotModelled, "SQLCMD %s: not acted on", strings.Join(what, " "))
 	}
 	r.use, r.last = "", nil
 	var errs []error
@@ -242,7 +265,7 @@ func (r *reader) read(src Source) []error {
 		}
 		r.batches++
 		if b.Repeat > 1 {
-			r.note(Pos{b.File, b.Line, 1}, Inferred, "GO %d: the batch is read once; creating its objects again would fail", b.Repeat)
+			r.note(Pos{b.File, b.GoLine, 1}, Inferred, "GO %d: the batch is read once; creating its objects again would fail", b.Repeat)
 		}
 		for _, s := range Statements(toks) {
 			r.statements++
@@ -286,7 +309,19 @@ func Read(srcs []Source, opts Options) (*Design, error) {
 		}
 	}
 	if len(errs) > 0 {
+		for _, n := range r.notes { // what may explain them: an :r include not read
+			if n.Kind == NotModelled && strings.HasPrefix(n.Message, "SQLCMD :r") {
+				errs = append(errs, &Error{Pos: n.Pos, Msg: "note: SQLCMD :r is not acted on: give the file it includes as an argument, in its place"})
+			}
+		}
 		return nil, errs
+	}
+	if len(r.instances) == 0 {
+		name := ""
+		if len(srcs) > 0 {
+			name = srcs[0].Name
+		}
+		return nil, Errors{&Error{Pos: Pos{File: name}, Msg: "no Service Broker statement in the scripts: nothing to import"}}
 	}
 	return r.design(srcs)
 }

@@ -31,6 +31,8 @@ type program struct {
 	// message_type_name with ("" for the statements under no comparison, or ELSE).
 	handlers map[string][]scenarios.Statement
 	order    []string
+	// rollsBack: a ROLLBACK other than the empty queue's exit, in a CATCH or not.
+	rollsBack bool
 }
 
 // step is a statement of the body the program keeps.
@@ -55,6 +57,10 @@ func readProgram(src *procSource, queue string, types map[string]bool) program {
 	lastType := -1 // the index of the last message type literal, for IN (a, b) lists
 	hasReceive, hasWaitfor, hasCommit, hasBegin, hasLoop := false, false, false, false, false
 	catch := 0
+	typeVars := map[string]string{} // variables a message type's name is assigned to
+	recv := ""                      // the variable RECEIVE puts conversation_handle in
+	begun := map[string]bool{}      // the variables BEGIN DIALOG puts handles in
+	caught := false                 // a CATCH block's statements were seen (and left out)
 	var processing time.Duration
 	at := func(i int) string { return fmt.Sprintf("%d:%d", toks[i].Pos.Line, toks[i].Pos.Col) }
 	word := func(i int, kw string) bool { return i < len(toks) && toks[i].Is(kw) }
@@ -92,6 +98,10 @@ func readProgram(src *procSource, queue string, types map[string]bool) program {
 		case t.Is("BEGIN") && word(i+1, "CATCH"):
 			catch++
 			i++
+			if !caught {
+				caught = true
+				p.understood = append(p.understood, fmt.Sprintf("the CATCH block at %s is the error path: its statements are not read into the program", at(i-1)))
+			}
 		case t.Is("END") && word(i+1, "CATCH"):
 			catch = max(catch-1, 0)
 			i++
@@ -104,6 +114,9 @@ func readProgram(src *procSource, queue string, types map[string]bool) program {
 			exit := false // IF @@ROWCOUNT = 0 BEGIN ROLLBACK; BREAK; END: the empty queue's exit
 			for j := i + 1; j < len(toks) && j <= i+4; j++ {
 				exit = exit || toks[j].Is("BREAK") || toks[j].Is("RETURN")
+			}
+			if !exit {
+				p.rollsBack = true
 			}
 			if catch == 0 && !exit {
 				p.why = append(p.why, fmt.Sprintf("ROLLBACK at %s outside a CATCH: how often it runs is not known (set rollback_rate)", at(i)))
@@ -141,7 +154,14 @@ func readProgram(src *procSource, queue string, types map[string]bool) program {
 					p.why = append(p.why, fmt.Sprintf("TOP at %s is not a number or a variable set to one: RECEIVE reads every message of its group", at(i+1)))
 				}
 			}
-			for j := i + 1; j < len(toks) && !punct(j, ")") && !punct(j, ";"); j++ {
+			from := i + 1
+			if word(from, "TOP") && punct(from+1, "(") {
+				from = closing(toks, from+1) + 1
+			}
+			for j := from; j < len(toks) && !punct(j, ")") && !punct(j, ";"); j++ {
+				if toks[j].Kind == Variable && punct(j+1, "=") && word(j+2, "conversation_handle") {
+					recv = strings.ToLower(toks[j].Value)
+				}
 				if word(j, "FROM") && j+1 < len(toks) {
 					k := j + 1
 					for k+2 < len(toks) && punct(k+1, ".") {
@@ -165,13 +185,32 @@ func readProgram(src *procSource, queue string, types map[string]bool) program {
 					break
 				}
 			}
+			if catch > 0 {
+				break
+			}
 			if n := len(steps); n > 0 && steps[n-1].dialog != "" && steps[n-1].dialog == v {
 				steps[n-1].stmt.MessageType = mt
 				break
 			}
+			if begun[v] || (recv != "" && v != recv) {
+				p.why = append(p.why, fmt.Sprintf("SEND at %s on %s, not the received conversation nor right after the BEGIN DIALOG of it: left out", at(i), toks[i+3].Value))
+				break
+			}
 			steps = append(steps, step{cond: cond, stmt: scenarios.Statement{Kind: scenarios.StatementSend, MessageType: mt}})
 		case t.Is("END") && word(i+1, "CONVERSATION"):
+			if catch > 0 {
+				break
+			}
 			s := scenarios.Statement{Kind: scenarios.StatementEnd}
+			if i+2 < len(toks) {
+				v := strings.ToLower(toks[i+2].Value)
+				if begun[v] {
+					s.Target = scenarios.TargetBegun
+				} else if recv != "" && v != recv {
+					p.why = append(p.why, fmt.Sprintf("END CONVERSATION at %s on %s, not the received conversation: left out", at(i), toks[i+2].Value))
+					break
+				}
+			}
 			for j := i + 2; j < len(toks) && j < i+8; j++ {
 				if word(j, "CLEANUP") {
 					s.WithCleanup = true
@@ -186,6 +225,9 @@ func readProgram(src *procSource, queue string, types map[string]bool) program {
 			}
 			steps = append(steps, step{cond: cond, stmt: s})
 		case t.Is("BEGIN") && word(i+1, "DIALOG"):
+			if catch > 0 {
+				break
+			}
 			s := scenarios.Statement{Kind: scenarios.StatementBeginDialog, Messages: 1}
 			v := ""
 			j := i + 2
@@ -202,9 +244,19 @@ func readProgram(src *procSource, queue string, types map[string]bool) program {
 				if word(j, "ON") && word(j+1, "CONTRACT") && j+2 < len(toks) {
 					s.Contract = toks[j+2].Value
 				}
+				if word(j, "RELATED_CONVERSATION") || word(j, "RELATED_CONVERSATION_GROUP") {
+					p.why = append(p.why, fmt.Sprintf("BEGIN DIALOG at %s WITH %s: read as a begin_dialog in a group of its own (a fan_out is written by hand, docs/programs.md)", at(i), toks[j].Value))
+				}
+				if punct(j, ";") || (j > i+2 && (word(j, "SEND") || word(j, "END") || word(j, "IF"))) {
+					break
+				}
 			}
+			begun[v] = true
 			steps = append(steps, step{cond: cond, stmt: s, dialog: v})
 		case t.Is("BEGIN") && word(i+1, "CONVERSATION") && word(i+2, "TIMER"):
+			if catch > 0 {
+				break
+			}
 			s := scenarios.Statement{Kind: scenarios.StatementTimer, Timeout: time.Minute}
 			for j := i + 3; j < len(toks) && j < i+10; j++ {
 				if word(j, "TIMEOUT") && punct(j+1, "=") {
@@ -232,11 +284,19 @@ func readProgram(src *procSource, queue string, types map[string]bool) program {
 			} else {
 				p.why = append(p.why, fmt.Sprintf("EXEC %s at %s: what it does is not modelled (its time belongs in processing_time)", callee, at(i)))
 			}
-		case t.Kind == String && (punct(i-1, "=") || word(i-1, "WHEN") || punct(i-1, "(") || punct(i-1, ",")):
+		case (t.Kind == String || (t.Kind == Variable && typeVars[strings.ToLower(t.Value)] != "")) &&
+			(punct(i-1, "=") || word(i-1, "WHEN") || punct(i-1, "(") || punct(i-1, ",")):
 			name := t.Value
+			if t.Kind == Variable {
+				name = typeVars[strings.ToLower(t.Value)]
+			}
 			if sys, ok := systemTypes[strings.ToLower(name)]; ok {
 				name = sys
 			} else if !types[name] {
+				break
+			}
+			if assigned := assignee(toks, i); assigned != "" {
+				typeVars[assigned] = name // DECLARE @end SYSNAME = N'...EndDialog': no comparison
 				break
 			}
 			if punct(i-1, ",") && lastType == i-2 {
@@ -282,6 +342,30 @@ func readProgram(src *procSource, queue string, types map[string]bool) program {
 		}
 	}
 	return p
+}
+
+// assignee returns the variable that the value at i is assigned to (DECLARE @v TYPE = x,
+// DECLARE @v = x, SET @v = x, SELECT @v = x), or "" when it is compared.
+func assignee(toks []Token, i int) string {
+	if i < 2 || toks[i-1].Kind != Punct || toks[i-1].Value != "=" {
+		return ""
+	}
+	v := i - 2
+	if toks[v].Kind == Word && v > 0 && toks[v-1].Kind == Variable { // DECLARE @v SYSNAME = x
+		v--
+	} else if toks[v].Kind == Punct && toks[v].Value == ")" { // DECLARE @v NVARCHAR(256) = x
+		for v > 0 && !(toks[v].Kind == Punct && toks[v].Value == "(") {
+			v--
+		}
+		v -= 2
+	}
+	if v < 1 || toks[v].Kind != Variable {
+		return ""
+	}
+	if b := toks[v-1]; b.Is("DECLARE") || b.Is("SET") || b.Is("SELECT") || (b.Kind == Punct && b.Value == ",") {
+		return strings.ToLower(toks[v].Value)
+	}
+	return ""
 }
 
 // closing returns the index of the parenthesis that closes the one at open.

@@ -38,6 +38,8 @@ type Batch struct {
 	Lines   []string
 	Connect string
 	Repeat  int
+	// GoLine is the line of the GO that ends the batch (zero at the end of the script).
+	GoLine int
 }
 
 // Text returns the batch's text.
@@ -59,7 +61,7 @@ type Script struct {
 }
 
 var (
-	goLine     = regexp.MustCompile(`(?i)^\s*go(?:\s+(\d+))?\s*(?:--.*)?$`)
+	goLine     = regexp.MustCompile(`(?i)^\s*go(?:\s+(\d+))?\s*(?:--.*|/\*.*\*/\s*(?:--.*)?)?$`)
 	setvarLine = regexp.MustCompile(`(?i)^\s*:setvar\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s+(.*?))?\s*$`)
 	connectArg = regexp.MustCompile(`(?i)^\s*:connect\s+(\S+)`)
 	varRef     = regexp.MustCompile(`\$\(([^)]*)\)`)
@@ -91,6 +93,9 @@ func Split(file, src string, vars map[string]string) (*Script, error) {
 	flush := func(next, repeat int) {
 		if len(strings.TrimSpace(strings.Join(cur.Lines, ""))) > 0 {
 			cur.Repeat = repeat
+			if next <= len(lines) {
+				cur.GoLine = next - 1
+			}
 			s.Batches = append(s.Batches, cur)
 		}
 		cur = Batch{File: file, Line: next, Connect: connect}
@@ -165,7 +170,7 @@ func substitute(text string, vars map[string]string, at Pos) (string, error) {
 		v, ok := vars[name]
 		if !ok && err == nil {
 			col := at.Col + len([]rune(text[:strings.Index(text, ref)]))
-			err = errorAt(Pos{at.File, at.Line, col}, "SQLCMD variable %s is not defined: give it with :setvar or -var %s=VALUE", ref, name)
+			err = errorAt(Pos{at.File, at.Line, col}, "SQLCMD variable %s is not defined: give it with :setvar or -var %s=VALUE", ref, ref[2:len(ref)-1])
 		}
 		return v
 	})

@@ -73,7 +73,7 @@ func Statements(toks []Token) []Statement {
 // continues reports whether a starter after t belongs to t's statement: WITH ROLLBACK
 // IMMEDIATE, GRANT SEND ON SERVICE::s, GRANT EXECUTE, a list's next permission.
 func continues(t Token) bool {
-	return t.Is("WITH") || t.Is("GRANT") || t.Is("DENY") || t.Is("REVOKE") || (t.Kind == Punct && t.Value == ",")
+	return t.Is("WITH") || t.Is("GRANT") || t.Is("DENY") || t.Is("REVOKE") || t.Is("OR") || (t.Kind == Punct && t.Value == ",")
 }
 
 // classify names a statement's verb, object and name.
