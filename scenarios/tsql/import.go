@@ -309,12 +309,7 @@ func Read(srcs []Source, opts Options) (*Design, error) {
 		}
 	}
 	if len(errs) > 0 {
-		for _, n := range r.notes { // what may explain them: an :r include not read
-			if n.Kind == NotModelled && strings.HasPrefix(n.Message, "SQLCMD :r") {
-				errs = append(errs, &Error{Pos: n.Pos, Msg: "note: SQLCMD :r is not acted on: give the file it includes as an argument, in its place"})
-			}
-		}
-		return nil, errs
+		return nil, r.explain(errs)
 	}
 	if len(r.instances) == 0 {
 		name := ""
@@ -323,7 +318,22 @@ func Read(srcs []Source, opts Options) (*Design, error) {
 		}
 		return nil, Errors{&Error{Pos: Pos{File: name}, Msg: "no Service Broker statement in the scripts: nothing to import"}}
 	}
-	return r.design(srcs)
+	d, err := r.design(srcs)
+	if es, ok := err.(Errors); ok {
+		return nil, r.explain(es)
+	}
+	return d, err
+}
+
+// explain adds to an import's errors the notes that may explain them: an :r include that
+// was not read.
+func (r *reader) explain(errs Errors) Errors {
+	for _, n := range r.notes {
+		if n.Kind == NotModelled && strings.HasPrefix(n.Message, "SQLCMD :r") {
+			errs = append(errs, &Error{Pos: n.Pos, Msg: "note: SQLCMD :r is not acted on: give the file it includes as an argument, in its place"})
+		}
+	}
+	return errs
 }
 
 // Import reads the scripts at paths (files, or folders of .sql files) into a design.
