@@ -139,7 +139,7 @@ func TestWriteAllWritesEveryFileItReturns(t *testing.T) {
 		assert.Equal(t, out.dir, filepath.Dir(p))
 		names = append(names, filepath.Base(p))
 	}
-	want := []string{SummaryFile, SeriesFile, LatencyCDFFile, SnapshotsFile, RoundTripCDFFile, TraceFile,
+	want := []string{SummaryFile, SeriesFile, LatencyCDFFile, SnapshotsFile, RoundTripCDFFile, TraceFile, PerfettoFile,
 		"round-trip-cdf.png", "round-trip-cdf.svg", "latency-cdf.png", "latency-cdf.svg", "throughput.png", "throughput.svg",
 		"queue-A-InitiatorQueue.png", "queue-A-InitiatorQueue.svg", "queue-B-TargetQueue.png", "queue-B-TargetQueue.svg",
 		"transmission-queue-depth.png", "transmission-queue-depth.svg", "endpoints-by-state.png", "endpoints-by-state.svg",

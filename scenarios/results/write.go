@@ -24,7 +24,8 @@ const (
 // WriteAll writes everything about one run to dir, a Folder (created if needed, holding
 // no other run afterwards): summary.json from s, series.csv and latency_cdf.csv from res,
 // round_trip_cdf.csv when a workload had replies, snapshots.json,
-// trace.jsonl from trace when it holds records (pass res.Trace, or nil for no trace file),
+// trace.jsonl from trace when it holds records (pass res.Trace, or nil for no trace file)
+// and trace.perfetto.json from it (WritePerfetto),
 // the plots, and the manifest. (A run too long to keep its trace streams it instead:
 // Folder.StreamTrace.) It returns the paths it wrote, in that order; on an error,
 // the paths written before it.
@@ -61,12 +62,16 @@ func (f *Folder) WriteRun(res *scenarios.Result, s Summary, trace []model.TraceR
 		files = append(files, outputFile{TraceFile, func(w io.Writer) error { return WriteTrace(w, trace) }})
 	}
 	var paths []string
+	tracePath := ""
 	for _, o := range files {
 		path, err := f.Write(o.name, o.write)
 		if err != nil {
 			return paths, err
 		}
 		paths = append(paths, path)
+		if o.name == TraceFile {
+			tracePath = path
+		}
 	}
 	if len(trace) == 0 {
 		path, err := f.commitTrace()
@@ -75,7 +80,17 @@ func (f *Folder) WriteRun(res *scenarios.Result, s Summary, trace []model.TraceR
 		}
 		if path != "" {
 			paths = append(paths, path)
+			tracePath = path
 		}
+	}
+	if tracePath != "" { // the same records for trace viewers (Perfetto), read back from the file
+		path, err := f.Write(PerfettoFile, func(w io.Writer) error {
+			return readFile(tracePath, func(r io.Reader) error { return WritePerfetto(w, r, res) })
+		})
+		if err != nil {
+			return paths, err
+		}
+		paths = append(paths, path)
 	}
 	written, err := writePlots(f, plotData{cdfRows(res), roundTrips, seriesRows(res)})
 	paths = append(paths, written...)
