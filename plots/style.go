@@ -103,7 +103,8 @@ func toXYs(pts []Point, scale float64) plotter.XYs {
 
 // addLine adds one series drawn in style, with its legend entry. A series of one point
 // would draw no line at all, so it gets a dot in the line's colour.
-func addLine(p *plot.Plot, name string, pts plotter.XYs, style draw.LineStyle, step plotter.StepKind) error {
+func addLine(c *chart, name string, pts plotter.XYs, style draw.LineStyle, step plotter.StepKind) error {
+	p := c.p
 	l, err := plotter.NewLine(pts)
 	if err != nil {
 		return err
@@ -120,7 +121,7 @@ func addLine(p *plot.Plot, name string, pts plotter.XYs, style draw.LineStyle, s
 		p.Add(s)
 		thumbs = append(thumbs, s)
 	}
-	p.Legend.Add(name, thumbs...)
+	c.add(name, thumbs...)
 	return nil
 }
 
