@@ -3,7 +3,6 @@ package plots
 import (
 	"errors"
 	"fmt"
-	"image/color"
 	"math"
 
 	"gonum.org/v1/plot"
@@ -88,7 +87,7 @@ func QueueOverTime(queue string, ready, activated, readers, waiting []Point, opt
 // which are thin and dashed, each its own way: where they coincide, a thin dashed line runs
 // inside a wide one, and both stay visible.
 var sessionStyles = []draw.LineStyle{
-	{Color: color.NRGBA{0xff, 0x7f, 0x0e, 0x99}, Width: vg.Points(5)},
+	underStyle(lineStyle(1)),
 	{Color: palette[2], Width: vg.Points(lineWidth), Dashes: dashes[1]},
 	{Color: palette[3], Width: vg.Points(lineWidth), Dashes: dashes[2]},
 }

@@ -200,3 +200,24 @@ func TestQueueOffShadesTheSpansWithOneEntry(t *testing.T) {
 	_, err = QueueOverTime("Q", gauge(0, 3), nil, gauge(1, 1), nil, QueueOff([]Span{{"queue", 3, 1}}))
 	assert.Error(t, err)
 }
+
+// Two lines of a plot over time that are the same (two databases' closed endpoints, 100
+// each) both stay visible: the first is drawn wide under the second.
+func TestIdenticalLinesStayVisible(t *testing.T) {
+	same := gauge(0, 40, 100, 100, 0)
+	p, err := EndpointsByState([]Line{{Name: "HQ1/Orders1 CD", Points: same}, {Name: "HQ2/Orders2 CD", Points: same},
+		{Name: "Front/Front CO", Points: gauge(0, 2, 1, 0, 0)}})
+	require.NoError(t, err)
+	drawnStyles := strokes(p)
+	wide := slices.IndexFunc(drawnStyles, func(s draw.LineStyle) bool { return s.Width == vg.Points(underWidth) })
+	require.GreaterOrEqual(t, wide, 0, "the first of the two is drawn wide")
+	n := 0
+	for _, s := range drawnStyles {
+		if s.Width == vg.Points(underWidth) {
+			n++
+		}
+	}
+	assert.Equal(t, 2, n, "only the first of the two (its line and its legend's thumbnail), not the third line, is drawn wide")
+	thin := slices.IndexFunc(drawnStyles[wide+1:], func(s draw.LineStyle) bool { return s.Width == vg.Points(lineWidth) })
+	assert.GreaterOrEqual(t, thin, 0, "the second is drawn thin, after the first")
+}

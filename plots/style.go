@@ -70,6 +70,18 @@ func lineStyle(i int) draw.LineStyle {
 	}
 }
 
+// underWidth is the width of a line drawn under another that coincides with it.
+const underWidth = 5
+
+// underStyle returns style made wide, solid and pale, for a line that a later line of the
+// plot coincides with: drawn first, it shows on both sides of the later one, which would
+// otherwise hide it.
+func underStyle(style draw.LineStyle) draw.LineStyle {
+	c := color.NRGBAModel.Convert(style.Color).(color.NRGBA)
+	c.A = 0x99
+	return draw.LineStyle{Color: c, Width: vg.Points(underWidth)}
+}
+
 // newPlot returns an empty plot with its title, axis labels, fonts and a light grid.
 func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	p := plot.New()

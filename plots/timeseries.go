@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -61,7 +62,11 @@ func timeSeries(title, yLabel string, lines []Line, step plotter.StepKind, count
 	p := c.p
 	p.X.Min, p.Y.Min = 0, 0 // a run starts at time zero; counts and rates start at zero
 	for i, l := range lines {
-		if err := addLine(c, l.Name, toXYs(l.Points, 1), lineStyle(i), step); err != nil {
+		style := lineStyle(i)
+		if slices.ContainsFunc(lines[i+1:], func(m Line) bool { return slices.Equal(m.Points, l.Points) }) {
+			style = underStyle(style) // a later line is the same: this one shows around it
+		}
+		if err := addLine(c, l.Name, toXYs(l.Points, 1), style, step); err != nil {
 			return nil, fmt.Errorf("line %q: %w", l.Name, err)
 		}
 	}
