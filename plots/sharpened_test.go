@@ -221,3 +221,21 @@ func TestIdenticalLinesStayVisible(t *testing.T) {
 	thin := slices.IndexFunc(drawnStyles[wide+1:], func(s draw.LineStyle) bool { return s.Width == vg.Points(lineWidth) })
 	assert.GreaterOrEqual(t, thin, 0, "the second is drawn thin, after the first")
 }
+
+func TestCoincide(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		a, b []Point
+		want bool
+	}{
+		{"the same", gauge(0, 1, 2), gauge(0, 1, 2), true},
+		{"equal but at one instant of ten", gauge(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10), gauge(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11), true},
+		{"apart at two of five", gauge(0, 1, 2, 3, 4, 5), gauge(0, 1, 2, 3, 5, 6), false},
+		{"both zero", gauge(0, 0, 0), gauge(0, 0, 0), false},
+		{"zero together, apart otherwise", gauge(0, 0, 0, 0, 1), gauge(0, 0, 0, 0, 2), false},
+		{"other instants", gauge(0, 1), []Point{{0, 0}, {2, 1}}, false},
+		{"other lengths", gauge(0, 1), gauge(0, 1, 1), false},
+	} {
+		assert.Equal(t, tc.want, coincide(tc.a, tc.b), tc.name)
+	}
+}

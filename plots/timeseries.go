@@ -63,7 +63,7 @@ func timeSeries(title, yLabel string, lines []Line, step plotter.StepKind, count
 	p.X.Min, p.Y.Min = 0, 0 // a run starts at time zero; counts and rates start at zero
 	for i, l := range lines {
 		style := lineStyle(i)
-		if slices.ContainsFunc(lines[i+1:], func(m Line) bool { return slices.Equal(m.Points, l.Points) }) {
+		if slices.ContainsFunc(lines[i+1:], func(m Line) bool { return coincide(l.Points, m.Points) }) {
 			style = underStyle(style) // a later line is the same: this one shows around it
 		}
 		if err := addLine(c, l.Name, toXYs(l.Points, 1), style, step); err != nil {
@@ -76,4 +76,31 @@ func timeSeries(title, yLabel string, lines []Line, step plotter.StepKind, count
 		p.Y.Tick.Marker = plot.TickerFunc(integerTicks)
 	}
 	return c.finish(), nil
+}
+
+// coincideShare is the share of the instants where either of two lines is not zero at
+// which they must be equal to coincide.
+const coincideShare = 0.9
+
+// coincide reports whether two lines sampled at the same instants would hide one another:
+// equal at coincideShare or more of the instants where either is not zero, and not zero
+// throughout. Lines that are both zero for a while are not said to coincide for that.
+func coincide(a, b []Point) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	busy, equal := 0, 0
+	for i := range a {
+		if a[i].X != b[i].X {
+			return false
+		}
+		if a[i].Y == 0 && b[i].Y == 0 {
+			continue
+		}
+		busy++
+		if a[i].Y == b[i].Y {
+			equal++
+		}
+	}
+	return busy > 0 && float64(equal) >= coincideShare*float64(busy)
 }
