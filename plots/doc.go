@@ -17,15 +17,23 @@
 //     waiting) over time; the sessions get a right-hand axis of their own when the ready
 //     messages dwarf them.
 //   - TransmissionQueueDepth: rows per database over time.
-//   - LinkCounters: fragments lost, retransmitted and duplicated per link over time, as
-//     cumulative counts.
+//   - LinkCounters: packets lost, dropped by partition or for capacity, fragments
+//     retransmitted and copies duplicated, per link over time, as cumulative counts.
+//   - RoundTripCDF, EndpointsByState, Backlog, CPUByInstance: round trips per workload,
+//     endpoints per database and state, ready messages per queue, CPUs busy per instance.
 //   - Sweep: a metric against a swept parameter, a mean line per level or queue over a
 //     shaded confidence band.
 //
+// Each takes Options too: Run or Seeds name the scenario and the seeds on the title's
+// second line; Downtimes and QueueOff shade the spans an instance was down or a queue OFF.
+//
 // Every plot has a title, axis labels with units, light grid lines and a legend; each line
 // gets its own colour and dash pattern (ten colours, four patterns). The legend stands
-// right of the data area, where it hides nothing, except on a latency CDF of at most four
-// lines, where it sits in the empty lower right corner.
+// below the plot, under the X axis label, in up to four columns, so that it takes no width
+// from the data and hides no line; it is the package's own (gonum's Legend stays empty),
+// drawn in room the X axis label makes for it. QueueOverTime draws its reader sessions
+// wide and pale, under the activated tasks and waiting sessions, thin and dashed, so that
+// lines that coincide both stay visible.
 //
 // Save writes a plot as PNG or SVG after the file's extension, at a given size; SaveBoth
 // writes base.png and base.svg at DefaultWidth by DefaultHeight (8 by 5 inches: 768 by 480

@@ -1,9 +1,6 @@
 package plots
 
 import (
-	"fmt"
-	"image/color"
-	"math"
 	"slices"
 
 	"gonum.org/v1/plot"
@@ -18,50 +15,51 @@ type Downtime struct {
 	From, To float64
 }
 
-// downtimeColor shades a downtime: light enough that the lines show through it.
-var downtimeColor = color.NRGBA{0x7f, 0x7f, 0x7f, 0x40}
-
-// MarkDowntimes shades on p, a plot over virtual time, the spans when an instance was down,
-// over the whole height of the data area, with one legend entry per instance. It changes
-// neither axis.
-func MarkDowntimes(p *plot.Plot, spans []Downtime) error {
-	for _, s := range spans {
-		if !finite(s.From) || math.IsNaN(s.To) || s.To < s.From {
-			return fmt.Errorf("downtime of %s from %v to %v", s.Instance, s.From, s.To)
-		}
+// shade adds the spans of sh to c under what is drawn after, with one legend entry per
+// subject, kept for the end of the legend.
+func (c *chart) shade(sh shading) {
+	if len(sh.spans) == 0 {
+		return
 	}
-	if len(spans) == 0 {
-		return nil
-	}
-	d := downtimes(spans)
-	p.Add(d)
+	s := shaded{spans: sh.spans, fill: sh.fill}
+	c.p.Add(s)
 	var named []string
-	for _, s := range spans {
-		if !slices.Contains(named, s.Instance) {
-			named = append(named, s.Instance)
-			p.Legend.Add(s.Instance+" down", d)
+	for _, sp := range sh.spans {
+		if !slices.Contains(named, sp.Subject) {
+			named = append(named, sp.Subject)
+			c.late = append(c.late, entry{name: sh.label(sp.Subject), thumbs: []plot.Thumbnailer{s}})
 		}
 	}
-	return nil
 }
 
-// downtimes is the plotter of MarkDowntimes.
-type downtimes []Downtime
+// shaded is the plotter of a shading.
+type shaded shading
 
-// Plot fills each span, clipped to the data area.
-func (d downtimes) Plot(c draw.Canvas, p *plot.Plot) {
+// Plot fills each span over the whole height of the data area, clipped to it, and draws
+// a thin line in the same colour, darker, where a span begins or ends within it: a span
+// that ends and another that begins a few milliseconds later (a queue turned ON, then OFF
+// again by poison detection) would otherwise look like one.
+func (d shaded) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
-	for _, s := range d {
-		from, to := math.Max(s.From, p.X.Min), math.Min(s.To, p.X.Max)
-		if to <= from {
+	dark := d.fill
+	dark.A = uint8(min(0xff, 4*int(d.fill.A)))
+	edge := draw.LineStyle{Color: dark, Width: vg.Points(1)}
+	for _, s := range d.spans {
+		from, to := max(s.From, p.X.Min), min(s.To, p.X.Max)
+		if to < from || (to == from && s.To > s.From) {
 			continue
 		}
 		x0, x1 := trX(from), trX(to)
-		c.FillPolygon(downtimeColor, []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
+		c.FillPolygon(d.fill, []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
+		for _, at := range []float64{s.From, s.To} {
+			if at > p.X.Min && at < p.X.Max {
+				c.StrokeLine2(edge, trX(at), c.Min.Y, trX(at), c.Max.Y)
+			}
+		}
 	}
 }
 
 // Thumbnail draws the legend's swatch.
-func (d downtimes) Thumbnail(c *draw.Canvas) {
-	c.FillPolygon(downtimeColor, []vg.Point{c.Min, {X: c.Max.X, Y: c.Min.Y}, c.Max, {X: c.Min.X, Y: c.Max.Y}})
+func (d shaded) Thumbnail(c *draw.Canvas) {
+	c.FillPolygon(d.fill, []vg.Point{c.Min, {X: c.Max.X, Y: c.Min.Y}, c.Max, {X: c.Min.X, Y: c.Max.Y}})
 }

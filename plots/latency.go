@@ -20,8 +20,8 @@ import (
 // When every latency is positive and they span at least a factor of ten, the latency axis
 // is logarithmic, so that a fast level and a slow tail both stay readable; otherwise it
 // is linear from zero. Tick labels carry their unit (250µs, 10ms, 1s).
-func LatencyCDF(lines []Line) (*plot.Plot, error) {
-	p, err := distribution("Latency distribution per priority level", "latency", "fraction of messages", lines)
+func LatencyCDF(lines []Line, opts ...Option) (*plot.Plot, error) {
+	p, err := distribution("Latency distribution per priority level", "latency", "fraction of messages", lines, opts)
 	if err != nil {
 		return nil, fmt.Errorf("latency CDF: %w", err)
 	}
@@ -30,7 +30,7 @@ func LatencyCDF(lines []Line) (*plot.Plot, error) {
 
 // distribution plots distributions of durations, as LatencyCDF describes, with its title,
 // the name of the durations on the X axis and the label of the Y axis.
-func distribution(title, xName, yLabel string, lines []Line) (*plot.Plot, error) {
+func distribution(title, xName, yLabel string, lines []Line, opts []Option) (*plot.Plot, error) {
 	if err := checkCDF(lines); err != nil {
 		return nil, err
 	}
@@ -40,14 +40,18 @@ func distribution(title, xName, yLabel string, lines []Line) (*plot.Plot, error)
 	if logScale {
 		xLabel = xName + " (log scale)"
 	}
-	p := newPlot(title, xLabel, yLabel)
+	c, err := newChart(title, xLabel, yLabel, opts)
+	if err != nil {
+		return nil, err
+	}
+	p := c.p
 	for i, l := range lines {
 		pts := toXYs(l.Points, 1)
 		if pts[0].Y > 0 {
 			// The distribution is 0 below its first latency: start the step from there.
 			pts = append(plotter.XYs{{X: pts[0].X, Y: 0}}, pts...)
 		}
-		if err := addLine(p, l.Name, pts, lineStyle(i), plotter.PostStep); err != nil {
+		if err := addLine(c, l.Name, pts, lineStyle(i), plotter.PostStep); err != nil {
 			return nil, fmt.Errorf("line %q: %w", l.Name, err)
 		}
 	}
@@ -62,12 +66,7 @@ func distribution(title, xName, yLabel string, lines []Line) (*plot.Plot, error)
 		widenEmpty(&p.X)
 		p.X.Tick.Marker = secondsTicks{plot.TickerFunc(niceTicks)}
 	}
-	if len(lines) <= legendInsideMax {
-		legendInside(p)
-	} else {
-		legendOutside(p, nil)
-	}
-	return p, nil
+	return c.finish(), nil
 }
 
 // checkCDF checks the lines of a distribution: checkLines, no negative latency, and each

@@ -419,15 +419,16 @@ func TestSaveRejects(t *testing.T) {
 	assert.Empty(t, entries, "a failed save writes nothing and creates no directory")
 }
 
-// MarkDowntimes shades the spans an instance was down on a plot over time (G-13), with one
+// Downtimes shades the spans an instance was down on a plot over time (G-13), with one
 // legend entry per instance, and refuses a span that ends before it begins.
-func TestG13_MarkDowntimesShadesEachInstanceOnce(t *testing.T) {
-	p, err := TransmissionQueueDepth([]Line{{Name: "A/db", Points: []Point{{0, 0}, {10, 5}, {20, 0}}}})
+func TestG13_DowntimesShadeEachInstanceOnce(t *testing.T) {
+	lines := []Line{{Name: "A/db", Points: []Point{{0, 0}, {10, 5}, {20, 0}}}}
+	p, err := TransmissionQueueDepth(lines, Downtimes([]Downtime{{"B", 2, 5}, {"C", 3, math.Inf(1)}, {"B", 8, 9}}))
 	require.NoError(t, err)
-	require.NoError(t, MarkDowntimes(p, []Downtime{{"B", 2, 5}, {"C", 3, math.Inf(1)}, {"B", 8, 9}}))
 	svg, err := encode(p, 4*vg.Inch, 3*vg.Inch, "svg")
 	require.NoError(t, err)
 	assert.Equal(t, 1, bytes.Count(svg, []byte(">B down<")), "one legend entry per instance")
 	assert.Equal(t, 1, bytes.Count(svg, []byte(">C down<")))
-	assert.Error(t, MarkDowntimes(p, []Downtime{{"B", 5, 2}}))
+	_, err = TransmissionQueueDepth(lines, Downtimes([]Downtime{{"B", 5, 2}}))
+	assert.Error(t, err)
 }

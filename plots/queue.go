@@ -7,6 +7,8 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // twinAxisRatio is how many times the most ready messages must exceed the most reader
@@ -27,7 +29,7 @@ const twinAxisRatio = 4
 // a second axis on the right, scaled so that both peaks reach the same height, and each
 // legend entry names its axis. Otherwise everything shares one "count" axis, which reads
 // more simply.
-func QueueOverTime(queue string, ready, activated, readers, waiting []Point) (*plot.Plot, error) {
+func QueueOverTime(queue string, ready, activated, readers, waiting []Point, opts ...Option) (*plot.Plot, error) {
 	if err := checkQueue(queue, ready, activated, readers, waiting); err != nil {
 		return nil, fmt.Errorf("queue over time: %w", err)
 	}
@@ -42,19 +44,23 @@ func QueueOverTime(queue string, ready, activated, readers, waiting []Point) (*p
 	twin := readyMax > twinAxisRatio*sessionsTop
 
 	title := fmt.Sprintf("Queue %s: ready messages and readers", queue)
-	p := newPlot(title, timeAxis, "count")
+	c, err := newChart(title, timeAxis, "count", opts)
+	if err != nil {
+		return nil, fmt.Errorf("queue over time: %w", err)
+	}
+	p := c.p
 	p.X.Min, p.Y.Min = 0, 0
 	p.Y.Tick.Marker = plot.TickerFunc(integerTicks)
-	readyName, scale, axis := "ready messages", 1.0, (*rightAxis)(nil)
+	readyName, scale := "ready messages", 1.0
 	if twin {
 		p.Y.Label.Text = "ready messages"
 		// 5% headroom above the peaks, so that neither line runs along the frame.
 		p.Y.Max = readyMax * 1.05
 		scale = readyMax / sessionsTop
-		axis = &rightAxis{label: "reader sessions", scale: scale}
+		c.axis = &rightAxis{label: "reader sessions", scale: scale}
 		readyName += " (left axis)"
 	}
-	if err := addLine(p, readyName, toXYs(ready, 1), lineStyle(0), plotter.PostStep); err != nil {
+	if err := addLine(c, readyName, toXYs(ready, 1), lineStyle(0), plotter.PostStep); err != nil {
 		return nil, fmt.Errorf("queue over time: %w", err)
 	}
 	for i, s := range sessions {
@@ -65,14 +71,25 @@ func QueueOverTime(queue string, ready, activated, readers, waiting []Point) (*p
 		if twin {
 			name += " (right axis)"
 		}
-		if err := addLine(p, name, toXYs(s.Points, scale), lineStyle(i+1), plotter.PostStep); err != nil {
+		if err := addLine(c, name, toXYs(s.Points, scale), sessionStyles[i], plotter.PostStep); err != nil {
 			return nil, fmt.Errorf("queue over time: %w", err)
 		}
 	}
 	widenEmpty(&p.X)
 	widenEmpty(&p.Y)
-	legendOutside(p, axis)
-	return p, nil
+	return c.finish(), nil
+}
+
+// sessionStyles are the styles of the three session lines of QueueOverTime, in the order
+// they are drawn: every session running, the activated tasks among them, the sessions
+// waiting. The lines often coincide (every session an activated task; every session
+// waiting in RECEIVE), so the first is wide and pale and drawn first, under the others,
+// which are thin and dashed, each its own way: where they coincide, a thin dashed line runs
+// inside a wide one, and both stay visible.
+var sessionStyles = []draw.LineStyle{
+	underStyle(lineStyle(1)),
+	{Color: palette[2], Width: vg.Points(lineWidth), Dashes: dashes[1]},
+	{Color: palette[3], Width: vg.Points(lineWidth), Dashes: dashes[2]},
 }
 
 // checkQueue checks the input of QueueOverTime.

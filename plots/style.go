@@ -70,6 +70,18 @@ func lineStyle(i int) draw.LineStyle {
 	}
 }
 
+// underWidth is the width of a line drawn under another that coincides with it.
+const underWidth = 5
+
+// underStyle returns style made wide, solid and pale, for a line that a later line of the
+// plot coincides with: drawn first, it shows on both sides of the later one, which would
+// otherwise hide it.
+func underStyle(style draw.LineStyle) draw.LineStyle {
+	c := color.NRGBAModel.Convert(style.Color).(color.NRGBA)
+	c.A = 0x99
+	return draw.LineStyle{Color: c, Width: vg.Points(underWidth)}
+}
+
 // newPlot returns an empty plot with its title, axis labels, fonts and a light grid.
 func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	p := plot.New()
@@ -103,7 +115,8 @@ func toXYs(pts []Point, scale float64) plotter.XYs {
 
 // addLine adds one series drawn in style, with its legend entry. A series of one point
 // would draw no line at all, so it gets a dot in the line's colour.
-func addLine(p *plot.Plot, name string, pts plotter.XYs, style draw.LineStyle, step plotter.StepKind) error {
+func addLine(c *chart, name string, pts plotter.XYs, style draw.LineStyle, step plotter.StepKind) error {
+	p := c.p
 	l, err := plotter.NewLine(pts)
 	if err != nil {
 		return err
@@ -120,7 +133,7 @@ func addLine(p *plot.Plot, name string, pts plotter.XYs, style draw.LineStyle, s
 		p.Add(s)
 		thumbs = append(thumbs, s)
 	}
-	p.Legend.Add(name, thumbs...)
+	c.add(name, thumbs...)
 	return nil
 }
 

@@ -27,13 +27,17 @@ const bandAlpha = 0x38
 // "loss probability" and "p99 latency (s)"; the title is made from them without the units.
 // A band's points may come in any order (they are drawn by X) but no two may share an X.
 // A band of one point shows its interval as an error bar.
-func Sweep(xLabel, yLabel string, bands []Band) (*plot.Plot, error) {
+func Sweep(xLabel, yLabel string, bands []Band, opts ...Option) (*plot.Plot, error) {
 	sorted, err := checkBands(xLabel, yLabel, bands)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	title := capitalize(fmt.Sprintf("%s against %s", withoutUnit(yLabel), withoutUnit(xLabel)))
-	p := newPlot(title, xLabel, yLabel)
+	c, err := newChart(title, xLabel, yLabel, opts)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	p := c.p
 	// Every band first, then every mean, so that no band covers a mean line.
 	thumbs := make([][]plot.Thumbnailer, len(sorted))
 	for i, b := range sorted {
@@ -54,10 +58,9 @@ func Sweep(xLabel, yLabel string, bands []Band) (*plot.Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sweep: band %q: %w", b.Name, err)
 		}
-		p.Legend.Add(b.Name, append(thumbs[i], mean...)...)
+		c.add(b.Name, append(thumbs[i], mean...)...)
 	}
-	legendOutside(p, nil)
-	return p, nil
+	return c.finish(), nil
 }
 
 // flat reports whether a band has no width anywhere.

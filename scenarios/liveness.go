@@ -374,6 +374,7 @@ func (w *world) healEverything() {
 				panic(fmt.Sprintf("scenarios: healing queue %d at t=%v: %v", q, w.now(), err))
 			}
 		})
+		w.queueStatusChanged(id, model.QueueOn)
 		if r := w.readers[id]; r != nil {
 			r.wake()
 		}

@@ -30,6 +30,17 @@ type QueueResult struct {
 	Samples []QueueSample
 	// Flow is what went through the queue: time in queue, sojourn, throughput, backlog.
 	Flow QueueFlow
+	// StatusChanges are the changes of the queue's STATUS, at the instant they happened, in
+	// time order: an ALTER QUEUE of the timeline, poison detection turning it OFF (QUE-8),
+	// the heal of a liveness check turning it ON; the first, at 0, when it was created OFF.
+	// Samples miss a change undone within one interval; these do not.
+	StatusChanges []QueueStatusChange
+}
+
+// QueueStatusChange is a change of a queue's STATUS at an instant.
+type QueueStatusChange struct {
+	At     time.Duration
+	Status model.QueueStatus
 }
 
 // QueueSample is a queue's state at one instant.
@@ -108,6 +119,15 @@ func (w *world) sampleQueue(q model.QueueID) {
 		}
 	}
 	st.res.Samples = append(st.res.Samples, smp)
+}
+
+// queueStatusChanged records that queue q's STATUS became status now, unless it had it.
+func (w *world) queueStatusChanged(q model.QueueID, status model.QueueStatus) {
+	st := &w.queues[q]
+	if n := len(st.res.StatusChanges); (n == 0 && status == model.QueueOn) || (n > 0 && st.res.StatusChanges[n-1].Status == status) {
+		return
+	}
+	st.res.StatusChanges = append(st.res.StatusChanges, QueueStatusChange{At: w.now(), Status: status})
 }
 
 func (w *world) queueResults() []QueueResult {

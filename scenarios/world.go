@@ -183,6 +183,9 @@ func (w *world) buildReaders() {
 	}
 	for i, q := range cat.Queues {
 		w.queues[i].visible = !hidden[i]
+		if q.Status == model.QueueOff {
+			w.queues[i].res.StatusChanges = []QueueStatusChange{{Status: model.QueueOff}}
+		}
 		db := cat.Databases[q.Database]
 		w.queues[i].res.Queue, w.queues[i].res.Database, w.queues[i].res.Instance = q.Name, db.Name, cat.Instances[db.Instance].Name
 		a := q.Activation
@@ -356,6 +359,7 @@ func (w *world) carryOut(inst model.InstanceID, blocks []wireNote) []wireNote {
 	}
 	for _, q := range eff.QueueDisabled {
 		w.queues[q].res.PoisonDisables++
+		w.queueStatusChanged(q, model.QueueOff)
 	}
 	for _, lw := range eff.LockWaits {
 		w.queues[lw.Queue].lockWait(lw)
@@ -451,6 +455,7 @@ func (c changeEvent) HandleEvent(i uint64) {
 			panic(fmt.Sprintf("scenarios: timeline %d at t=%v: %v", i, c.w.now(), err))
 		}
 	})
+	c.w.queueStatusChanged(q, ch.Status)
 	if r := c.w.readers[q]; r != nil && ch.Status == model.QueueOn {
 		r.wake()
 	}

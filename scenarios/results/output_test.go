@@ -190,12 +190,12 @@ func TestAnotherSeedGivesAnotherSummary(t *testing.T) {
 	assert.NotEqual(t, a.String(), b.String())
 }
 
-// Replot draws, from series.csv, latency_cdf.csv and round_trip_cdf.csv alone, the plots
-// WriteAll drew.
+// Replot draws, from series.csv, latency_cdf.csv and round_trip_cdf.csv, and the
+// scenario and seed of summary.json for the titles, the plots WriteAll drew.
 func TestReplotRedrawsTheSameFiles(t *testing.T) {
 	out := sharedOutput(t)
 	dir := t.TempDir()
-	for _, name := range []string{SeriesFile, LatencyCDFFile, RoundTripCDFFile} {
+	for _, name := range []string{SeriesFile, LatencyCDFFile, RoundTripCDFFile, SummaryFile} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), readFileT(t, filepath.Join(out.dir, name)), 0o644))
 	}
 

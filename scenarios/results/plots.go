@@ -25,6 +25,7 @@ const (
 	RoundTripCDFPlot           = "round-trip-cdf"
 	BacklogPlot                = "backlog"
 	EndpointsByStatePlot       = "endpoints-by-state"
+	CPUPlot                    = "cpu"
 )
 
 // WritePlots draws res in dir, which must exist, as PNG and SVG: the latency distribution
@@ -34,15 +35,18 @@ const (
 // plots over time end shortly after the last change of any figure (activePeriod). It skips
 // a plot that has nothing to show, and returns the files it wrote, in that order.
 func WritePlots(dir string, res *scenarios.Result) ([]string, error) {
-	return writePlots(&Folder{dir: dir, unlisted: true}, plotData{cdfRows(res), roundTripRows(res), seriesRows(res)})
+	return writePlots(&Folder{dir: dir, unlisted: true}, plotData{cdfRows(res), roundTripRows(res), seriesRows(res), res.Name, res.Seed})
 }
 
 // plotData is what the plots are drawn from: the rows of latency_cdf.csv,
-// round_trip_cdf.csv and series.csv.
+// round_trip_cdf.csv and series.csv, and the scenario and seed of summary.json, which
+// every title names.
 type plotData struct {
 	cdf        []CDFRow
 	roundTrips []RoundTripRow
 	rows       []SeriesRow
+	scenario   string
+	seed       uint64
 }
 
 // writePlots draws the plots from the rows of the files, so that WritePlots and Replot
@@ -50,7 +54,7 @@ type plotData struct {
 func writePlots(f *Folder, d plotData) ([]string, error) {
 	type named struct {
 		base string
-		draw func() (*plot.Plot, error)
+		draw func(opts ...plots.Option) (*plot.Plot, error)
 	}
 	var todo []named
 	all := d.rows
@@ -58,40 +62,46 @@ func writePlots(f *Folder, d plotData) ([]string, error) {
 	// A world of requests and replies answers first with its round trips: the plot the
 	// command names first is the first written.
 	if lines := roundTripLines(d.roundTrips); len(lines) > 0 {
-		todo = append(todo, named{RoundTripCDFPlot, func() (*plot.Plot, error) { return plots.RoundTripCDF(lines) }})
+		todo = append(todo, named{RoundTripCDFPlot, func(o ...plots.Option) (*plot.Plot, error) { return plots.RoundTripCDF(lines, o...) }})
 	}
 	if lines := latencyLines(d.cdf); len(lines) > 0 {
-		todo = append(todo, named{LatencyCDFPlot, func() (*plot.Plot, error) { return plots.LatencyCDF(lines) }})
+		todo = append(todo, named{LatencyCDFPlot, func(o ...plots.Option) (*plot.Plot, error) { return plots.LatencyCDF(lines, o...) }})
 	}
 	if lines := throughputLines(rows); len(lines) > 0 {
-		todo = append(todo, named{ThroughputPlot, func() (*plot.Plot, error) { return plots.ThroughputByLevel(lines) }})
+		todo = append(todo, named{ThroughputPlot, func(o ...plots.Option) (*plot.Plot, error) { return plots.ThroughputByLevel(lines, o...) }})
 	}
 	taken := map[string]bool{}
 	for _, q := range queueSeries(rows) {
 		base := uniqueBase(QueuePlotPrefix+fileSafe(q.name), taken)
-		todo = append(todo, named{base, func() (*plot.Plot, error) {
-			return plots.QueueOverTime(q.name, q.ready, q.activated, q.readers, q.waiting)
+		off := queueOff(rows, q.name)
+		todo = append(todo, named{base, func(o ...plots.Option) (*plot.Plot, error) {
+			return plots.QueueOverTime(q.name, q.ready, q.activated, q.readers, q.waiting, append(o, plots.QueueOff(off))...)
 		}})
 	}
 	if lines := nonZero(linesOf(rows, KindQueue, "ready", "")); len(lines) > 1 { // one queue's is its queue plot
-		todo = append(todo, named{BacklogPlot, func() (*plot.Plot, error) { return plots.Backlog(lines) }})
+		todo = append(todo, named{BacklogPlot, func(o ...plots.Option) (*plot.Plot, error) { return plots.Backlog(lines, o...) }})
 	}
 	if lines := nonZero(linesOf(rows, KindDatabase, "transmission_queue_rows", "")); len(lines) > 0 {
-		todo = append(todo, named{TransmissionQueueDepthPlot, func() (*plot.Plot, error) { return plots.TransmissionQueueDepth(lines) }})
+		todo = append(todo, named{TransmissionQueueDepthPlot, func(o ...plots.Option) (*plot.Plot, error) { return plots.TransmissionQueueDepth(lines, o...) }})
 	}
 	if lines := endpointLines(all); len(lines) > 0 { // to the end: a leak shows after the traffic stops
-		todo = append(todo, named{EndpointsByStatePlot, func() (*plot.Plot, error) { return plots.EndpointsByState(lines) }})
+		todo = append(todo, named{EndpointsByStatePlot, func(o ...plots.Option) (*plot.Plot, error) { return plots.EndpointsByState(lines, o...) }})
 	}
 	if lines := linkLines(rows); len(lines) > 0 {
-		todo = append(todo, named{LinkCountersPlot, func() (*plot.Plot, error) { return plots.LinkCounters(lines) }})
+		todo = append(todo, named{LinkCountersPlot, func(o ...plots.Option) (*plot.Plot, error) { return plots.LinkCounters(lines, o...) }})
 	}
-	down := downtimes(rows)
+	if lines := cpuLines(rows); len(lines) > 0 {
+		todo = append(todo, named{CPUPlot, func(o ...plots.Option) (*plot.Plot, error) { return plots.CPUByInstance(lines, o...) }})
+	}
+	run := plots.Run(d.scenario, d.seed)
+	down := plots.Downtimes(downtimes(rows)) // the plots over time shade when an instance was down (G-13)
 	var paths []string
 	for _, t := range todo {
-		p, err := t.draw()
-		if err == nil && t.base != LatencyCDFPlot {
-			err = plots.MarkDowntimes(p, down) // the plots over time shade when an instance was down (G-13)
+		opts := []plots.Option{run}
+		if t.base != LatencyCDFPlot && t.base != RoundTripCDFPlot {
+			opts = append(opts, down)
 		}
+		p, err := t.draw(opts...)
 		if err != nil {
 			return paths, fmt.Errorf("plot %s: %w", t.base, err)
 		}
@@ -242,33 +252,52 @@ func nonZero(lines []plots.Line) []plots.Line {
 	return out
 }
 
-// linkLines returns, for each link, its packets lost (at random, by a partition or for
-// capacity) and duplicated, and for each instance its fragments retransmitted, cumulative,
-// leaving out those that stayed zero.
+// linkLines returns, for each link, its packets lost at random, dropped in a partition,
+// dropped for capacity and duplicated, each a line of its own as summary.json's links
+// table keeps them, and for each instance its fragments retransmitted, cumulative, leaving
+// out those that stayed zero.
 func linkLines(rows []SeriesRow) []plots.Line {
-	var lost []plots.Line
-	index := map[string]int{}
-	for _, r := range rows {
-		if r.Kind != KindLink || (r.Metric != "lost" && r.Metric != "dropped_partition" && r.Metric != "dropped_capacity") {
-			continue
-		}
-		i, ok := index[r.Subject]
-		if !ok {
-			i = len(lost)
-			index[r.Subject] = i
-			lost = append(lost, plots.Line{Name: r.Subject + " lost"})
-		}
-		pts := &lost[i].Points
-		if n := len(*pts); n > 0 && (*pts)[n-1].X == r.TimeS {
-			(*pts)[n-1].Y += float64(r.Value)
-			continue
-		}
-		*pts = append(*pts, plots.Point{X: r.TimeS, Y: float64(r.Value)})
-	}
 	var lines []plots.Line
-	lines = append(lines, nonZero(lost)...)
-	lines = append(lines, nonZero(linesOf(rows, KindLink, "duplicated", " duplicated"))...)
+	for _, m := range []struct{ metric, suffix string }{
+		{"lost", " lost"}, {"dropped_partition", " dropped by partition"},
+		{"dropped_capacity", " dropped for capacity"}, {"duplicated", " duplicated"},
+	} {
+		lines = append(lines, nonZero(linesOf(rows, KindLink, m.metric, m.suffix))...)
+	}
 	return append(lines, nonZero(linesOf(rows, KindInstance, "fragments_retransmitted", " retransmitted"))...)
+}
+
+// cpuLines returns, for each instance with a cpu_busy series (a world with costs), the
+// CPUs it kept busy over each sampling interval, leaving out those never busy.
+func cpuLines(rows []SeriesRow) []plots.Line {
+	var out []plots.Line
+	for _, l := range nonZero(linesOf(rows, KindInstance, "cpu_busy", "")) {
+		rates := plots.Rates(l.Points)
+		for i := range rates {
+			rates[i].Y /= 1e6 // microseconds of CPU per second: CPUs busy
+		}
+		if len(rates) > 0 {
+			out = append(out, plots.Line{Name: l.Name, Points: rates})
+		}
+	}
+	return out
+}
+
+// queueOff returns the spans when queue's STATUS was OFF, from its off rows (1 when it
+// became OFF, 0 when ON again); none for a queue that stayed ON.
+func queueOff(rows []SeriesRow, queue string) []plots.Span {
+	var out []plots.Span
+	for _, r := range rows {
+		if r.Kind != KindQueue || r.Subject != queue || r.Metric != "off" {
+			continue
+		}
+		if n := len(out); n > 0 && math.IsInf(out[n-1].To, 1) && r.Value == 0 {
+			out[n-1].To = r.TimeS
+		} else if (n == 0 || !math.IsInf(out[n-1].To, 1)) && r.Value == 1 {
+			out = append(out, plots.Span{Subject: "queue", From: r.TimeS, To: math.Inf(1)})
+		}
+	}
+	return out
 }
 
 // queueData is one queue's series for plots.QueueOverTime.

@@ -87,7 +87,9 @@ func TestWritePlotsSkipsPlotsWithoutData(t *testing.T) {
 	}
 }
 
-func TestLinkLinesAddTheLossesOfALinkAndLeaveOutZeros(t *testing.T) {
+// A link's losses at random, its partition drops and its capacity drops are lines of
+// their own, as summary.json's links table keeps them apart (issue 18).
+func TestLinkLinesKeepLossesAndDropsApartAndLeaveOutZeros(t *testing.T) {
 	rows := []SeriesRow{
 		{1, KindLink, "A->B", "lost", 1}, {1, KindLink, "A->B", "dropped_partition", 2}, {1, KindLink, "A->B", "dropped_capacity", 0},
 		{1, KindLink, "A->B", "duplicated", 0},
@@ -102,7 +104,9 @@ func TestLinkLinesAddTheLossesOfALinkAndLeaveOutZeros(t *testing.T) {
 	lines := linkLines(rows)
 
 	assert.Equal(t, []plots.Line{
-		{Name: "A->B lost", Points: []plots.Point{{X: 1, Y: 3}, {X: 2, Y: 7}}},
+		{Name: "A->B lost", Points: []plots.Point{{X: 1, Y: 1}, {X: 2, Y: 4}}},
+		{Name: "A->B dropped by partition", Points: []plots.Point{{X: 1, Y: 2}, {X: 2, Y: 2}}},
+		{Name: "A->B dropped for capacity", Points: []plots.Point{{X: 1, Y: 0}, {X: 2, Y: 1}}},
 		{Name: "B->A duplicated", Points: []plots.Point{{X: 1, Y: 1}, {X: 2, Y: 1}}},
 		{Name: "A retransmitted", Points: []plots.Point{{X: 1, Y: 0}, {X: 2, Y: 3}}},
 	}, lines)

@@ -61,6 +61,13 @@ func seriesRows(res *scenarios.Result) []SeriesRow {
 				add(t, KindQueue, name, "monitor_state", int64(s.State))
 			}
 		}
+		for _, c := range q.StatusChanges { // only a queue whose STATUS was OFF has these rows
+			off := int64(0)
+			if c.Status == model.QueueOff {
+				off = 1
+			}
+			add(seconds(c.At), KindQueue, name, "off", off)
+		}
 	}
 	states := endpointStatesSeen(res.Series.Databases)
 	for _, s := range res.Series.Databases {

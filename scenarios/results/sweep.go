@@ -2,6 +2,7 @@ package results
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/csv"
 	"fmt"
@@ -174,7 +175,7 @@ func (w *SweepWriter) plots() ([]string, error) {
 		if len(series) == 0 {
 			continue
 		}
-		names := slices.Sorted(maps.Keys(series))
+		names := slices.SortedFunc(maps.Keys(series), naturalCompare) // dialogs=4 before dialogs=16
 		var bands []plots.Band
 		for _, n := range names {
 			b := plots.Band{Name: n}
@@ -182,8 +183,7 @@ func (w *SweepWriter) plots() ([]string, error) {
 				if len(vals) == 0 {
 					continue
 				}
-				iv := batch.NewInterval(vals)
-				b.Points = append(b.Points, plots.BandPoint{X: xs[p/stride], Mean: iv.Mean, Lo: max(0, iv.Lo), Hi: iv.Hi}) // every metric is ≥ 0
+				b.Points = append(b.Points, bandPoint(xs[p/stride], vals))
 			}
 			bands = append(bands, b)
 		}
@@ -191,7 +191,7 @@ func (w *SweepWriter) plots() ([]string, error) {
 		if i := strings.LastIndexByte(key, '.'); i >= 0 {
 			key = key[i+1:] // the parameter's own name; sweep.csv has the whole path
 		}
-		p, err := plots.Sweep(key, m.label, bands)
+		p, err := plots.Sweep(key, m.label, bands, plots.Seeds(w.scenarioName(), w.seeds()))
 		if err != nil {
 			return files, err
 		}
@@ -202,6 +202,64 @@ func (w *SweepWriter) plots() ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// bandPoint is the mean of a metric's values over the seeds at x with its 95% confidence
+// interval, clipped to the values themselves: with few seeds Student's t makes the
+// interval far wider than the spread of the runs (12.7 times the standard error for two),
+// and a band beyond every value the runs gave would only stretch the axis. Every metric is
+// ≥ 0, so the band is too.
+func bandPoint(x float64, vals []float64) plots.BandPoint {
+	iv := batch.NewInterval(vals)
+	lo, hi := max(0, iv.Lo, slices.Min(vals)), min(iv.Hi, slices.Max(vals))
+	return plots.BandPoint{X: x, Mean: iv.Mean, Lo: min(lo, iv.Mean), Hi: max(hi, iv.Mean)}
+}
+
+// naturalCompare orders names as a person reads them: runs of digits by their number, the
+// rest by byte, so "dialogs=4" comes before "dialogs=16".
+func naturalCompare(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digits(a), digits(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if c := cmp.Or(cmp.Compare(len(na), len(nb)), strings.Compare(na, nb)); c != 0 {
+				return c
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+// digits returns the length of the run of ASCII digits s begins with.
+func digits(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
+}
+
+// scenarioName is the name of the swept scenario, for the plots' titles.
+func (w *SweepWriter) scenarioName() string {
+	if w.sw.Scenario == nil {
+		return ""
+	}
+	return w.sw.Scenario.Config.Name
+}
+
+// seeds are the seeds every point of the sweep ran: 1 to Seeds.
+func (w *SweepWriter) seeds() []uint64 {
+	out := make([]uint64, w.sw.Seeds)
+	for i := range out {
+		out[i] = uint64(i + 1)
+	}
+	return out
 }
 
 // BatchOptions are how the command runs a batch (sweep, explore): the folder (BatchDir's

@@ -92,7 +92,7 @@ func (f *Folder) WriteRun(res *scenarios.Result, s Summary, trace []model.TraceR
 		}
 		paths = append(paths, path)
 	}
-	written, err := writePlots(f, plotData{cdfRows(res), roundTrips, seriesRows(res)})
+	written, err := writePlots(f, plotData{cdfRows(res), roundTrips, seriesRows(res), s.Scenario, s.Seed})
 	paths = append(paths, written...)
 	if err != nil {
 		return paths, fmt.Errorf("output: %w", err)
@@ -107,7 +107,8 @@ type outputFile struct {
 }
 
 // Replot draws again, in dir, the plots of the series.csv, latency_cdf.csv and (when there
-// is one) round_trip_cdf.csv that WriteAll wrote there: the same files, byte for byte. It returns the files it wrote.
+// is one) round_trip_cdf.csv that WriteAll wrote there, titled with the scenario and seed
+// of its summary.json: the same files, byte for byte. It returns the files it wrote.
 func Replot(dir string) ([]string, error) {
 	if _, err := os.Stat(filepath.Join(dir, SeriesFile)); errors.Is(err, os.ErrNotExist) {
 		if _, err := os.Stat(filepath.Join(dir, SweepFile)); err == nil {
@@ -140,7 +141,18 @@ func Replot(dir string) ([]string, error) {
 			return nil, err
 		}
 	}
-	paths, err := writePlots(&Folder{dir: dir, unlisted: true}, plotData{cdf, roundTrips, rows})
+	d := plotData{cdf: cdf, roundTrips: roundTrips, rows: rows}
+	if _, err := os.Stat(filepath.Join(dir, SummaryFile)); err == nil { // the titles name its scenario and seed
+		err = readFile(filepath.Join(dir, SummaryFile), func(r io.Reader) error {
+			s, err := ReadSummary(r)
+			d.scenario, d.seed = s.Scenario, s.Seed
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	paths, err := writePlots(&Folder{dir: dir, unlisted: true}, d)
 	if err != nil {
 		return paths, fmt.Errorf("replot %s: %w", dir, err)
 	}
