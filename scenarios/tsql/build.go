@@ -385,42 +385,19 @@ func (b *builder) blame(msg string) Pos {
 		name, _ := strconv.Unquote(`"` + m[2] + `"`)
 		for ii, in := range b.cfg.Instances {
 			for di, db := range in.Databases {
-				var names []string
-				switch m[1] {
-				case "database":
+				if m[1] == "database" {
 					if db.Name == name {
 						best = posOf(b.places[fmt.Sprintf("instances[%d].databases[%d]", ii, di)], best)
 					}
 					continue
-				case "message type":
-					for _, x := range db.MessageTypes {
-						names = append(names, x.Name)
-					}
-				case "contract":
-					for _, x := range db.Contracts {
-						names = append(names, x.Name)
-					}
-				case "queue":
-					for _, x := range db.Queues {
-						names = append(names, x.Name)
-					}
-				case "service":
-					for _, x := range db.Services {
-						names = append(names, x.Name)
-					}
-				case "broker priority":
-					for _, x := range db.Priorities {
-						names = append(names, x.Name)
-					}
-				case "event notification":
-					for _, x := range db.EventNotifications {
-						names = append(names, x.Name)
-					}
-				case "route":
-					for _, x := range db.Routes {
-						names = append(names, x.Name)
-					}
 				}
+				names := map[string][]string{"message type": namesOf(db.MessageTypes, func(x model.MessageType) string { return x.Name }),
+					"contract":           namesOf(db.Contracts, func(x model.Contract) string { return x.Name }),
+					"queue":              namesOf(db.Queues, func(x model.Queue) string { return x.Name }),
+					"service":            namesOf(db.Services, func(x model.Service) string { return x.Name }),
+					"broker priority":    namesOf(db.Priorities, func(x model.BrokerPriority) string { return x.Name }),
+					"event notification": namesOf(db.EventNotifications, func(x model.EventNotification) string { return x.Name }),
+					"route":              namesOf(db.Routes, func(x model.Route) string { return x.Name })}[m[1]]
 				for k, n := range names {
 					if n == name {
 						best = posOf(b.places[fmt.Sprintf("instances[%d].databases[%d].%s[%d]", ii, di, kinds[m[1]], k)], best)
@@ -430,6 +407,15 @@ func (b *builder) blame(msg string) Pos {
 		}
 	}
 	return best
+}
+
+// namesOf returns the names of a database's objects of one kind.
+func namesOf[T any](items []T, name func(T) string) []string {
+	out := make([]string, len(items))
+	for i, x := range items {
+		out[i] = name(x)
+	}
+	return out
 }
 
 func posOf(p file.Place, def Pos) Pos {
