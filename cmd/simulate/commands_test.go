@@ -196,3 +196,23 @@ func TestCheckDeterminismPassesADeterministicScenario(t *testing.T) {
 	assert.Contains(t, out, "run poison-message -seed 2 -check-determinism")
 	assert.Contains(t, out, "determinism: ok, 1 seed, each run twice more")
 }
+
+// simulate report writes report.html again, byte for byte what the run wrote; without a
+// run folder it is bad input.
+func TestReportRebuildsTheRunsReport(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	code, _, stderr := runCommand("run", "poison-message", "-seed", "1", "-out", dir, "-q")
+	require.Equal(t, 0, code, stderr)
+	want, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(filepath.Join(dir, "report.html")))
+	code, out, stderr := runCommand("report", dir)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "report.html")
+	got, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(got))
+	code, _, stderr = runCommand("report", t.TempDir())
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "summary.json")
+}

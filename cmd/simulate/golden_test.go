@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"html"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sbsim/sbsim/scenarios/file"
+	"github.com/sbsim/sbsim/scenarios/results"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite testdata/golden-seed1.sha256 from this run")
@@ -40,6 +43,7 @@ func TestOutputsOfEveryLibraryScenarioAreUnchanged(t *testing.T) {
 		}
 		code, _, stderr := runCommand(args...)
 		require.Equal(t, 0, code, "simulate %v: %s", args, stderr)
+		checkReport(t, filepath.Join(root, name))
 	}
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -107,4 +111,25 @@ func TestTheCommandIsAtMost600Lines(t *testing.T) {
 		}
 	}
 	assert.LessOrEqual(t, lines, 600, "cmd/simulate has %d lines without its tests", lines)
+}
+
+// checkReport checks a run folder's report.html against its summary.json (issue 18): the
+// same verdict, every expectation named, and a size a browser opens at once.
+func checkReport(t *testing.T, dir string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, results.SummaryFile))
+	require.NoError(t, err)
+	sum, err := results.ReadSummary(bytes.NewReader(data))
+	require.NoError(t, err)
+	page, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
+	require.NoError(t, err)
+	verdict := "Verdict: ok"
+	if !sum.OK {
+		verdict = "Verdict: FAILED"
+	}
+	assert.Contains(t, string(page), verdict, dir)
+	for _, e := range sum.Expectations {
+		assert.Contains(t, string(page), html.EscapeString(e.Name), dir)
+	}
+	assert.Less(t, len(page), 8<<20, "%s: report.html under 8 MB", dir)
 }

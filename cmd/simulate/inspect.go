@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/sbsim/sbsim/scenarios/results"
@@ -38,22 +37,18 @@ func cmdLint(_ context.Context, args []string, stdout, stderr io.Writer) int {
 
 // cmdPlot is `simulate plot`.
 func cmdPlot(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newSubFlags("plot", stderr)
-	pos, code, done := parseInterleaved(fs, args, stdout)
+	pos, code, done := parseInterleaved(newSubFlags("plot", stderr), args, stdout)
 	if done {
 		return code
 	}
-	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "simulate plot: want the directory a run wrote (simulate run ... -out DIR)")
-		return results.ExitUsage
+	return results.Plot(pos, stdout, stderr)
+}
+
+// cmdReport is `simulate report`.
+func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	pos, code, done := parseInterleaved(newSubFlags("report", stderr), args, stdout)
+	if done {
+		return code
 	}
-	files, err := results.Replot(pos[0])
-	if err != nil {
-		fmt.Fprintf(stderr, "simulate: %v\n", err)
-		return results.ExitUsage // a directory that holds no results is bad input
-	}
-	for _, f := range files {
-		fmt.Fprintln(stdout, f)
-	}
-	return 0
+	return results.Report(pos, stdout, stderr)
 }

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/sbsim/sbsim/scenarios/file"
 )
 
 // ReportFile is the run's report for people: one self-contained HTML file.
@@ -133,3 +135,48 @@ rows.forEach(function(r){b.appendChild(r);});th.dataset.desc=d?"0":"1";});});
 </script>
 </body></html>
 `))
+
+// Report is `simulate report DIR`: report.html written again from the run folder DIR, the
+// question from the scenario's copy there; the exit code ExitUsage when DIR holds no run.
+func Report(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "simulate report: want the directory a run wrote (simulate run ... -out DIR)")
+		return ExitUsage
+	}
+	dir := args[0]
+	question := ""
+	if copies, _ := filepath.Glob(filepath.Join(dir, "*.yaml")); len(copies) == 1 {
+		if s, err := file.LoadFile(copies[0]); err == nil {
+			question = s.Question
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteReportFromFolder(&b, dir, question); err != nil {
+		fmt.Fprintf(stderr, "simulate report: %v\n", err)
+		return ExitUsage
+	}
+	path := filepath.Join(dir, ReportFile)
+	if err := writeAtomic(path, func(w io.Writer) error { _, err := w.Write(b.Bytes()); return err }); err != nil {
+		fmt.Fprintf(stderr, "simulate report: %v\n", err)
+		return ExitNotWritten
+	}
+	fmt.Fprintln(stdout, path)
+	return ExitOK
+}
+
+// Plot is `simulate plot DIR`: the plots drawn again (Replot), their paths printed.
+func Plot(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "simulate plot: want the directory a run wrote (simulate run ... -out DIR)")
+		return ExitUsage
+	}
+	files, err := Replot(args[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return ExitUsage // a directory that holds no results is bad input
+	}
+	for _, f := range files {
+		fmt.Fprintln(stdout, f)
+	}
+	return ExitOK
+}

@@ -79,6 +79,11 @@ func WriteRunFolder(folder *Folder, r RunOf, verdicts []Verdict) ([]string, erro
 		}
 		files = append(files, path)
 	}
+	path, err := folder.Write(ReportFile, func(w io.Writer) error { return WriteReportFromFolder(w, folder.dir, r.Scenario.Question) })
+	if err != nil {
+		return files, err
+	}
+	files = append(files, path)
 	return files, folder.Close()
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sbsim/sbsim/model"
@@ -182,9 +183,16 @@ func SayWritten(w io.Writer, dir string, files []string) {
 			first = p + " first"
 		}
 	}
-	fmt.Fprintf(w, "\nopen %s for the figures, and the plots beside it (%s);\n"+
-		"%s replays the run; simulate list shows the other scenarios, simulate -h every command.\n",
-		filepath.Join(dir, SummaryFile), first, filepath.Join(dir, ReplayScriptFile))
+	report := filepath.Join(dir, ReportFile)
+	if !slices.Contains(files, report) {
+		fmt.Fprintf(w, "\nopen %s for the figures, and the plots beside it (%s);\n"+
+			"%s replays the run; simulate list shows the other scenarios, simulate -h every command.\n",
+			filepath.Join(dir, SummaryFile), first, filepath.Join(dir, ReplayScriptFile))
+		return
+	}
+	fmt.Fprintf(w, "\nopen %s in a browser: the question, the verdict, the plots and the figures;\n"+
+		"%s holds every figure, %s replays the run; simulate list shows the other scenarios, simulate -h every command.\n",
+		report, filepath.Join(dir, SummaryFile), filepath.Join(dir, ReplayScriptFile))
 }
 
 // SaySwept tells, after a sweep, how many runs it made, the files it wrote and how many
