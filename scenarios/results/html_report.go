@@ -163,20 +163,3 @@ func Report(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, path)
 	return ExitOK
 }
-
-// Plot is `simulate plot DIR`: the plots drawn again (Replot), their paths printed.
-func Plot(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 {
-		fmt.Fprintln(stderr, "simulate plot: want the directory a run wrote (simulate run ... -out DIR)")
-		return ExitUsage
-	}
-	files, err := Replot(args[0])
-	if err != nil {
-		fmt.Fprintf(stderr, "simulate: %v\n", err)
-		return ExitUsage // a directory that holds no results is bad input
-	}
-	for _, f := range files {
-		fmt.Fprintln(stdout, f)
-	}
-	return ExitOK
-}

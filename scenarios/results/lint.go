@@ -49,7 +49,7 @@ func Lint(names []string, opts tsql.Options, stdout, stderr io.Writer) int {
 
 // isScript reports whether a lint argument is T-SQL: a .sql file or a folder.
 func isScript(name string) bool {
-	if strings.EqualFold(strings.TrimSuffix(name, "/")[max(len(strings.TrimSuffix(name, "/"))-4, 0):], ".sql") {
+	if strings.HasSuffix(strings.ToLower(name), ".sql") {
 		return true
 	}
 	info, err := os.Stat(name)

@@ -101,6 +101,23 @@ func (f *Folder) WriteRun(res *scenarios.Result, s Summary, trace []model.TraceR
 	return paths, nil
 }
 
+// Plot is `simulate plot DIR`: the plots drawn again (Replot), their paths printed.
+func Plot(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "simulate plot: want the directory a run wrote (simulate run ... -out DIR)")
+		return ExitUsage
+	}
+	files, err := Replot(args[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
+		return ExitUsage // a directory that holds no results is bad input
+	}
+	for _, f := range files {
+		fmt.Fprintln(stdout, f)
+	}
+	return ExitOK
+}
+
 // outputFile is a file WriteAll writes: its name and what writes its content.
 type outputFile struct {
 	name  string

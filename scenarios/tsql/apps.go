@@ -143,6 +143,7 @@ func qualified(all []service, s service) string {
 // from the service most likely to begin its dialogs, with what the target's procedure
 // does as its replies and life cycle. Every figure in it is marked to edit.
 func (b *builder) workloads() {
+	b.calledBy = b.programTargets()
 	all := b.services()
 	covered := map[string]bool{}
 	for _, d := range b.r.dialogs {
@@ -172,7 +173,7 @@ func (b *builder) workloads() {
 		if contract == "" || covered[t.Name] {
 			continue
 		}
-		if by := b.programTargets()[t.Name]; by != "" {
+		if by := b.calledBy[t.Name]; by != "" {
 			b.d.comment("workloads", "No workload to %s: the procedure %s begins its dialogs.", t.Name, by)
 			continue
 		}
@@ -375,8 +376,8 @@ func (b *builder) replies(w *scenarios.Workload, t service, wpath string) {
 		key = ""
 		stmts = a.prog.handlers[key]
 	}
-	if b.programTargets()[t.Name] != "" {
-		b.d.comment(wpath, "%s's handler stays a handler: the procedure %s begins dialogs to %s too, and its replies to those are the handler's.", a.prog.proc.Name, b.programTargets()[t.Name], t.Name)
+	if by := b.calledBy[t.Name]; by != "" {
+		b.d.comment(wpath, "%s's handler stays a handler: the procedure %s begins dialogs to %s too, and its replies to those are the handler's.", a.prog.proc.Name, by, t.Name)
 		b.replyOf(w, t, stmts)
 		return
 	}

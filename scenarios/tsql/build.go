@@ -46,6 +46,9 @@ type builder struct {
 	why       map[string]string
 	invented  []int
 	cat       *model.Catalog // compiled once the catalog is built, for the routes' reach
+	// calledBy names, for each service an activation procedure begins dialogs to, the
+	// first such procedure (programTargets, once the programs are read).
+	calledBy map[string]string
 	// unreached are the workloads the skeleton left out, no route reaching their target
 	// and back: lint sees them (Design.LintView).
 	unreached   []scenarios.Workload
@@ -326,8 +329,10 @@ func (b *builder) databaseOf(instanceName, service string) *database {
 			continue
 		}
 		for _, db := range in.databases {
-			if db.services.find(service) >= 0 && db.services.items[db.services.find(service)].Name == service {
-				return db
+			for _, s := range db.services.items {
+				if s.Name == service { // a service name is compared byte for byte
+					return db
+				}
 			}
 		}
 	}

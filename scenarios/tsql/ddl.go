@@ -847,7 +847,7 @@ func (r *reader) endpoint(c *cursor, s Statement, b Batch) error {
 func (r *reader) brokerEndpointOptions(c *cursor, e *endpoint) error {
 	c.expectPunct("(")
 	for !c.done() && !c.punct(")") {
-		at := c.pos()
+		at, kw := c.pos(), strings.ToUpper(c.peek().Value)
 		switch {
 		case c.accept("MESSAGE_FORWARDING"):
 			if err := c.expectPunct("="); err != nil {
@@ -881,23 +881,13 @@ func (r *reader) brokerEndpointOptions(c *cursor, e *endpoint) error {
 			for !c.done() && !c.punct(",") && !c.punct(")") {
 				c.next()
 			}
-			r.note(at, NotModelled, "endpoint %s %s (security)", e.name, strings.ToUpper(c.toks[indexOf(c, at)].Value))
+			r.note(at, NotModelled, "endpoint %s %s (security)", e.name, kw)
 		default:
 			return c.errorf("FOR SERVICE_BROKER: want AUTHENTICATION, ENCRYPTION, MESSAGE_FORWARDING or MESSAGE_FORWARD_SIZE, found %s", c.what())
 		}
 		c.acceptPunct(",")
 	}
 	return c.expectPunct(")")
-}
-
-// indexOf is the index of the token at p.
-func indexOf(c *cursor, p Pos) int {
-	for i, t := range c.toks {
-		if t.Pos == p {
-			return i
-		}
-	}
-	return 0
 }
 
 func (r *reader) alterDatabase(c *cursor, s Statement, b Batch) error {
