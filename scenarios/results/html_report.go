@@ -99,15 +99,7 @@ func WriteReportFromFolder(w io.Writer, dir, question string) error {
 	return err
 }
 
-var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<title>{{.Summary.Scenario}}, seed {{.Summary.Seed}}: {{.Verdict}}</title>
-<style>
-body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;color:#222}
-.ok{color:#1a7f37}.failed{color:#cf222e}
-table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.2rem .5rem;text-align:left}
-th{cursor:pointer;background:#f3f3f3}figure{display:inline-block;margin:1rem}svg{max-width:100%;height:auto}
-</style></head><body>
+var reportTemplate = template.Must(template.Must(template.New("report").Parse(pageShell)).Parse(`{{template "head" .Summary.Scenario}}, seed {{.Summary.Seed}}: {{.Verdict}}{{template "body"}}
 <h1>{{.Summary.Scenario}}, seed {{.Summary.Seed}}</h1>
 {{if .Question}}<p class="question">{{.Question}}</p>{{end}}
 <h2 id="verdict" class="{{if .Summary.OK}}ok{{else}}failed{{end}}">Verdict: {{.Verdict}}</h2>
@@ -126,15 +118,7 @@ th{cursor:pointer;background:#f3f3f3}figure{display:inline-block;margin:1rem}svg
 <table id="figures" class="sortable"><thead><tr><th>Metric</th><th>Of</th><th>Value</th></tr></thead><tbody>
 {{range .Metrics}}<tr><td>{{.Metric}}</td><td>{{.Subject}}</td><td>{{.Value}}</td></tr>
 {{end}}</tbody></table>
-<script>
-document.querySelectorAll("table th").forEach(function(th){th.addEventListener("click",function(){
-var t=th.closest("table"),b=t.tBodies[0],i=Array.prototype.indexOf.call(th.parentNode.children,th),d=th.dataset.desc==="1";
-var rows=Array.prototype.slice.call(b.rows);rows.sort(function(x,y){var a=x.cells[i].textContent,c=y.cells[i].textContent,
-na=parseFloat(a),nc=parseFloat(c);var r=(!isNaN(na)&&!isNaN(nc))?na-nc:a.localeCompare(c);return d?-r:r;});
-rows.forEach(function(r){b.appendChild(r);});th.dataset.desc=d?"0":"1";});});
-</script>
-</body></html>
-`))
+{{template "tail"}}`))
 
 // Report is `simulate report DIR`: report.html written again from the run folder DIR, the
 // question from the scenario's copy there; the exit code ExitUsage when DIR holds no run.
@@ -163,3 +147,25 @@ func Report(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, path)
 	return ExitOK
 }
+
+// pageShell is the frame every HTML page of sbsim shares (report.html, a sweep's, a
+// counterexample card's): "head" opens the page and its <title> with its argument, "body"
+// closes the head with the style sheet, and "tail" ends the page with the script that
+// sorts a table by the column heading clicked. Nothing of it comes from the network.
+const pageShell = `{{define "head"}}<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>{{.}}{{end}}{{define "body"}}</title>
+<style>
+body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;color:#222}
+.ok{color:#1a7f37}.failed{color:#cf222e}
+table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.2rem .5rem;text-align:left}
+th{cursor:pointer;background:#f3f3f3}figure{display:inline-block;margin:1rem}svg{max-width:100%;height:auto}
+</style></head><body>{{end}}{{define "tail"}}<script>
+document.querySelectorAll("table th").forEach(function(th){th.addEventListener("click",function(){
+var t=th.closest("table"),b=t.tBodies[0],i=Array.prototype.indexOf.call(th.parentNode.children,th),d=th.dataset.desc==="1";
+var rows=Array.prototype.slice.call(b.rows);rows.sort(function(x,y){var a=x.cells[i].textContent,c=y.cells[i].textContent,
+na=parseFloat(a),nc=parseFloat(c);var r=(!isNaN(na)&&!isNaN(nc))?na-nc:a.localeCompare(c);return d?-r:r;});
+rows.forEach(function(r){b.appendChild(r);});th.dataset.desc=d?"0":"1";});});
+</script>
+</body></html>
+{{end}}`
