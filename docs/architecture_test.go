@@ -27,10 +27,10 @@ var allowed = map[string][]string{
 	"scenarios/file":    {"sim", "net/faulty", "model", "scenarios"},
 	"scenarios/batch":   {"sim", "model", "model/invariant", "scenarios", "scenarios/file"},
 	"scenarios/gen":     {"sim", "net/faulty", "model", "scenarios"},
-	"scenarios/shrink":  {"sim", "net/faulty", "model", "scenarios", "scenarios/file"},
+	"scenarios/shrink":  {"sim", "net/faulty", "model", "plots", "scenarios", "scenarios/file"},
 	"scenarios/tsql":    {"sim", "model", "scenarios", "scenarios/file"},
 	"scenarios/check":   {"model", "scenarios", "scenarios/file", "scenarios/batch", "scenarios/gen", "scenarios/shrink"},
-	"scenarios/results": {"sim", "model", "model/invariant", "plots", "scenarios", "scenarios/file", "scenarios/batch", "scenarios/shrink", "scenarios/tsql"},
+	"scenarios/results": {"sim", "net/faulty", "model", "model/invariant", "plots", "scenarios", "scenarios/file", "scenarios/batch", "scenarios/shrink", "scenarios/tsql"},
 	"cmd/simulate":      {"scenarios", "scenarios/file", "scenarios/batch", "scenarios/results", "scenarios/tsql"},
 	"docs":              {},
 }

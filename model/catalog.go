@@ -58,6 +58,12 @@ const (
 	EventNotificationMessageType
 )
 
+// IsUser reports whether t is a user's message type, DEFAULT or one a catalog creates,
+// rather than END DIALOG, Error, a dialog timer or an event notification.
+func (t MessageTypeID) IsUser() bool {
+	return t == DefaultMessageType || t > EventNotificationMessageType
+}
+
 // DefaultContract and PostEventNotificationContract are the interned identifiers of the
 // system contracts.
 const (

@@ -66,7 +66,7 @@ func (d Defects) validate() error {
 // redeliver is DefectRedeliverDuplicates: it enqueues again a copy of a one-fragment user
 // message already delivered, and reports whether it did.
 func (b *Broker) redeliver(now time.Duration, ep *endpoint, f *Fragment) bool {
-	if b.cfg.Defects&DefectRedeliverDuplicates == 0 || f.Count != 1 || (f.MessageType != DefaultMessageType && f.MessageType <= EventNotificationMessageType) ||
+	if b.cfg.Defects&DefectRedeliverDuplicates == 0 || f.Count != 1 || !f.MessageType.IsUser() ||
 		ep.state != Conversing || ep.discardArrivals || ep.deleted {
 		return false
 	}

@@ -73,6 +73,10 @@ type Config struct {
 	// (Result.FaultPlan, Result.Packets).
 	FaultPlan    *FaultPlan
 	RecordFaults bool
+	// PacketSink, when set, is handed every packet a link is offered, with what the link did
+	// to it, so that a caller keeps the packets it wants (a report's sequence charts) rather
+	// than Result.Packets every one. It changes nothing in the run.
+	PacketSink PacketSink
 }
 
 // Link configures the two directions between instances A and B.
@@ -87,6 +91,15 @@ type SizeDistribution struct {
 	Kind         sim.DistributionKind
 	Mean, StdDev int64
 	Min, Max     int64
+}
+
+// MeanBytes is the distribution's mean size: the middle of a uniform one's range, else
+// its Mean.
+func (d SizeDistribution) MeanBytes() int64 {
+	if d.Kind == sim.Uniform {
+		return d.Min + (d.Max-d.Min)/2
+	}
+	return d.Mean
 }
 
 // FixedSize returns the distribution that always gives n bytes.

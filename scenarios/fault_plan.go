@@ -92,16 +92,17 @@ type packetPlan struct {
 	fates    map[planKey]faulty.Fate
 	copies   map[planKey]int // copy 0: the count of packets sent with the key
 	record   bool
+	sink     PacketSink
 	recorded FaultPlan
 	packets  []SentPacket
 }
 
 // newPacketPlan returns the plan state of a world, nil when it neither replays nor records.
 func newPacketPlan(cfg *Config, cat *model.Catalog) (*packetPlan, error) {
-	if cfg.FaultPlan == nil && !cfg.RecordFaults {
+	if cfg.FaultPlan == nil && !cfg.RecordFaults && cfg.PacketSink == nil {
 		return nil, nil
 	}
-	p := &packetPlan{copies: map[planKey]int{}, record: cfg.RecordFaults}
+	p := &packetPlan{copies: map[planKey]int{}, record: cfg.RecordFaults, sink: cfg.PacketSink}
 	if cfg.FaultPlan != nil {
 		p.fates = make(map[planKey]faulty.Fate, len(cfg.FaultPlan.Packets))
 		for i, f := range cfg.FaultPlan.Packets {
@@ -154,7 +155,7 @@ func (p *packetPlan) wire(w *world, from, to model.InstanceID, link *faulty.Link
 			key, copy = next(&s.Packet)
 		}
 		lastKey = ""
-		if !p.record {
+		if !p.record && p.sink == nil {
 			return
 		}
 		sp := SentPacket{From: fromName, To: toName, Key: key, Copy: copy, At: s.At, Arrival: s.Arrival,
@@ -166,6 +167,12 @@ func (p *packetPlan) wire(w *world, from, to model.InstanceID, link *faulty.Link
 		} else if len(s.Packet.Acks) > 0 {
 			a := &s.Packet.Acks[0]
 			sp.Conversation, sp.FromInitiator, sp.Sequence, sp.Fragment = a.Conversation, a.FromInitiator, a.Sequence, a.Fragment
+		}
+		if p.sink != nil {
+			p.sink.Packet(&sp, &s.Packet)
+		}
+		if !p.record {
+			return
 		}
 		p.packets = append(p.packets, sp)
 		if s.Dropped == faulty.NotDropped && faulted(s.Fate) {

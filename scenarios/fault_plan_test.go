@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/file"
 )
@@ -49,4 +50,69 @@ func TestARecordedFaultPlanReplaysTheRunWithoutTheLinksStreams(t *testing.T) {
 			assert.NotEqual(t, len(recorded.Trace), len(control.Trace), "without the plan, the clean links give another run")
 		})
 	}
+}
+
+// A packet sink sees every packet the links were offered, with what they did to it, as
+// Result.Packets would hold them, and the packets themselves; it changes nothing in the
+// run: the trace is the same record for record with it and without it.
+func TestAPacketSinkSeesThePacketsAndChangesNothing(t *testing.T) {
+	s, err := file.Library("lossy-wan")
+	require.NoError(t, err)
+	cfg := s.Config
+	cfg.Trace, cfg.CheckInvariants = true, true
+	plain, err := scenarios.Run(cfg, 1)
+	require.NoError(t, err)
+
+	rec := cfg
+	rec.RecordFaults = true
+	recorded, err := scenarios.Run(rec, 1)
+	require.NoError(t, err)
+	sunk := cfg // no RecordFaults: the sink alone
+	var seen []scenarios.SentPacket
+	fragments := 0
+	sunk.PacketSink = scenarios.PacketSinkFunc(func(sent *scenarios.SentPacket, p *model.Packet) {
+		seen = append(seen, *sent)
+		fragments += len(p.Fragments)
+		assert.Equal(t, sent.Fragments, len(p.Fragments))
+		assert.Equal(t, sent.Acks, len(p.Acks))
+	})
+	got, err := scenarios.Run(sunk, 1)
+	require.NoError(t, err)
+	require.NotEmpty(t, seen)
+	assert.Nil(t, got.Packets, "the sink alone keeps no packet in the result")
+	assert.Equal(t, recorded.Packets, seen, "the sink sees what Result.Packets holds, in its order")
+	assert.Positive(t, fragments)
+	require.Equal(t, len(plain.Trace), len(got.Trace))
+	for i := range plain.Trace {
+		require.Equal(t, plain.Trace[i], got.Trace[i], "record %d", i)
+	}
+}
+
+// A conversation's latency counts every user message made ready, those of the DEFAULT
+// type too: not END DIALOG, Error, dialog timers or event notifications. (It once left
+// DEFAULT out, so a fire-and-forget design's conversations had no latency at all.)
+func TestAConversationsLatencyCountsItsUserMessagesOfEveryType(t *testing.T) {
+	s, err := file.Library("fire-and-forget-outage")
+	require.NoError(t, err)
+	cfg := s.Config
+	cfg.Trace = true
+	res, err := scenarios.Run(cfg, 1)
+	require.NoError(t, err)
+	want := map[model.ConversationID]int64{}
+	for _, r := range res.Trace {
+		switch r.MessageType {
+		case model.EndDialogMessageType, model.ErrorMessageType, model.DialogTimerMessageType, model.EventNotificationMessageType:
+		default:
+			if r.Kind == model.TraceMessageReady {
+				want[r.Conversation]++
+			}
+		}
+	}
+	require.NotEmpty(t, res.Conversations)
+	some := false
+	for _, c := range res.Conversations {
+		assert.Equal(t, want[c.Conversation], c.Latency.Count, "%v", c.Conversation)
+		some = some || c.Latency.Count > 0
+	}
+	assert.True(t, some, "the workload's DEFAULT messages have their latency")
 }

@@ -244,7 +244,7 @@ func (w *world) countConversation(r *model.TraceRecord) {
 	case model.TraceMessageReady:
 		c.MessagesDelivered++
 		c.LastArrival = r.At
-		if r.MessageType > model.EventNotificationMessageType { // user messages only
+		if r.MessageType.IsUser() {
 			c.latencies = append(c.latencies, r.At-r.SentAt)
 		}
 	case model.TraceFragmentSent:

@@ -43,3 +43,16 @@ func (w *world) record(r *model.TraceRecord) {
 // counted from the records (InstanceResult.ConversationsDelayed) are there, and no record
 // is kept (a batch's runs, which only judge).
 var DiscardTrace TraceSink = TraceSinkFunc(func(*model.TraceRecord) {})
+
+// PacketSink receives the packets the links are offered (Config.PacketSink): sent is what
+// Result.Packets would hold of it, p the packet itself, with every fragment and
+// acknowledgement it carries. Both are the world's and valid only during the call.
+type PacketSink interface {
+	Packet(sent *SentPacket, p *model.Packet)
+}
+
+// PacketSinkFunc adapts a function to a PacketSink.
+type PacketSinkFunc func(sent *SentPacket, p *model.Packet)
+
+// Packet calls f(sent, p).
+func (f PacketSinkFunc) Packet(sent *SentPacket, p *model.Packet) { f(sent, p) }

@@ -25,6 +25,24 @@ type reportPage struct {
 	Failed   []Verdict
 	Plots    []reportPlot
 	Metrics  []reportMetric
+	reportExtra
+}
+
+// reportPage's sections from report.json and the scenario's copy.
+type reportExtra struct {
+	Parameters    []ReportParameter
+	KeyFigures    []reportMetric
+	Timeline      template.HTML
+	Events        []TimelineEntry
+	Conversations []reportChart
+	Source        string
+	SourceName    string
+	HasData       bool
+}
+
+type reportChart struct {
+	ChartedConversation
+	SVG template.HTML
 }
 
 type reportPlot struct {
@@ -74,33 +92,22 @@ func WriteReportFromFolder(w io.Writer, dir, question string) error {
 		page.Plots = append(page.Plots, reportPlot{Name: strings.TrimSuffix(filepath.Base(p), ".svg"), SVG: template.HTML(inline)})
 	}
 	for _, m := range s.Metrics {
-		subject := "all"
-		switch {
-		case m.Level != 0:
-			subject = "level " + strconv.Itoa(m.Level)
-		case m.Queue != "":
-			subject = "queue " + m.Queue
-		case m.Workload != "":
-			subject = "workload " + m.Workload
-		case m.Instance != "":
-			subject = "instance " + m.Instance
-		}
-		value := strconv.FormatFloat(m.Value, 'g', 6, 64)
-		if m.Unit == "duration" {
-			value += " s"
-		}
-		page.Metrics = append(page.Metrics, reportMetric{m.Metric, subject, value})
+		page.Metrics = append(page.Metrics, metricRow(m))
+	}
+	if err := page.addExtra(dir, s); err != nil {
+		return err
 	}
 	var b bytes.Buffer
-	if err := reportTemplate.Execute(&b, page); err != nil {
+	if err := reportTemplate.Execute(&b, &page); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	_, err = w.Write(b.Bytes())
 	return err
 }
 
-var reportTemplate = template.Must(template.Must(template.New("report").Parse(pageShell)).Parse(`{{template "head" .Summary.Scenario}}, seed {{.Summary.Seed}}: {{.Verdict}}{{template "body"}}
+var reportTemplate = template.Must(template.Must(template.New("report").Funcs(template.FuncMap{"sectionTitle": sectionTitle}).Parse(pageShell)).Parse(`{{template "head" .Summary.Scenario}}, seed {{.Summary.Seed}}: {{.Verdict}}{{template "body"}}
 <h1>{{.Summary.Scenario}}, seed {{.Summary.Seed}}</h1>
+<nav>{{range .SectionLinks}}<a href="#{{.}}">{{sectionTitle .}}</a> {{end}}</nav>
 {{if .Question}}<p class="question">{{.Question}}</p>{{end}}
 <h2 id="verdict" class="{{if .Summary.OK}}ok{{else}}failed{{end}}">Verdict: {{.Verdict}}</h2>
 {{range .Failed}}<p class="failed">{{.Name}}: got {{.Detail}}</p>{{end}}
@@ -111,10 +118,32 @@ var reportTemplate = template.Must(template.Must(template.New("report").Parse(pa
 {{range .Summary.Expectations}}<tr><td>{{.Name}}</td><td class="{{if .OK}}ok{{else}}failed{{end}}">{{if .OK}}yes{{else}}no{{end}}</td><td>{{.Detail}}</td></tr>
 {{end}}</tbody></table>
 <p>Ran to {{.Summary.EndTimeS}} s of simulated time in {{.Summary.Events}} events ({{.Summary.StopReason}}).</p>
-<h2>Plots</h2>
+{{if .HasData}}<h2 id="parameters">Parameters</h2>
+<table id="parameters-table"><thead><tr><th>Of</th><th>Parameter</th><th>Value</th></tr></thead><tbody>
+{{range .Parameters}}<tr><td>{{.Of}}</td><td>{{.Name}}</td><td>{{.Value}}</td></tr>
+{{end}}</tbody></table>
+{{end}}{{if .Source}}<details><summary>The scenario file, {{.SourceName}}</summary><pre>{{.Source}}</pre></details>
+{{end}}<h2 id="key-figures">Key figures</h2>
+<p>The figures the expectations name, and the run's latency and deliveries; every figure is in the table at the end.</p>
+<table id="key-figures-table"><thead><tr><th>Metric</th><th>Of</th><th>Value</th></tr></thead><tbody>
+{{range .KeyFigures}}<tr><td>{{.Metric}}</td><td>{{.Subject}}</td><td>{{.Value}}</td></tr>
+{{end}}</tbody></table>
+{{if .HasData}}<h2 id="conversations">Conversations</h2>
+{{if .Conversations}}<p>A sequence chart of each conversation chosen: any that failed, and the slowest. Time runs down the page, a row per step;
+each arrow is a packet between instances, from when it left to when it arrived: blue when it arrived, red and crossed when it was
+lost or dropped, orange when corrupt, dashed for acknowledgements alone. Hover an arrow for its times.</p>
+{{range .Conversations}}<figure class="chart" id="conversation-{{.Conversation}}">{{.SVG}}<figcaption>{{.Conversation}}: {{.Why}}</figcaption></figure>
+{{end}}{{else}}<p>No conversation delivered a message: nothing to chart.</p>
+{{end}}<h2 id="timeline">Timeline of faults and changes</h2>
+{{if .Events}}{{.Timeline}}
+<table id="timeline-table"><thead><tr><th>At (s)</th><th>Until (s)</th><th>Of</th><th>What</th></tr></thead><tbody>
+{{range .Events}}<tr><td>{{.AtS}}</td><td>{{with .UntilS}}{{.}}{{end}}</td><td>{{.Track}}</td><td>{{.What}}</td></tr>
+{{end}}</tbody></table>
+{{else}}<p>No fault and no change: the run went as configured.</p>
+{{end}}{{end}}<h2 id="plots">Plots</h2>
 {{range .Plots}}<figure id="plot-{{.Name}}">{{.SVG}}<figcaption>{{.Name}}</figcaption></figure>
 {{end}}
-<h2>Figures</h2>
+<h2 id="figures">Figures</h2>
 <table id="figures" class="sortable"><thead><tr><th>Metric</th><th>Of</th><th>Value</th></tr></thead><tbody>
 {{range .Metrics}}<tr><td>{{.Metric}}</td><td>{{.Subject}}</td><td>{{.Value}}</td></tr>
 {{end}}</tbody></table>
@@ -169,3 +198,24 @@ rows.forEach(function(r){b.appendChild(r);});th.dataset.desc=d?"0":"1";});});
 </script>
 </body></html>
 {{end}}`
+
+// metricRow is a figure of summary.json as the report's tables show it: what it is of
+// ("all", "queue StockQueue", ...) and its value, durations in seconds.
+func metricRow(m MetricValue) reportMetric {
+	subject := "all"
+	switch {
+	case m.Level != 0:
+		subject = "level " + strconv.Itoa(m.Level)
+	case m.Queue != "":
+		subject = "queue " + m.Queue
+	case m.Workload != "":
+		subject = "workload " + m.Workload
+	case m.Instance != "":
+		subject = "instance " + m.Instance
+	}
+	value := strconv.FormatFloat(m.Value, 'g', 6, 64)
+	if m.Unit == "duration" {
+		value += " s"
+	}
+	return reportMetric{m.Metric, subject, value}
+}

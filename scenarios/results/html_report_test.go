@@ -18,14 +18,7 @@ import (
 // returns the folder, its summary and its report.html.
 func reportOf(t *testing.T, name string, sets ...string) (string, Summary, string) {
 	t.Helper()
-	s, err := file.Library(name)
-	require.NoError(t, err)
-	for _, v := range sets {
-		o, err := file.ParseOverride(v)
-		require.NoError(t, err)
-		s, err = s.With(o)
-		require.NoError(t, err)
-	}
+	s := libraryWith(t, name, sets...)
 	cfg := s.Config
 	cfg.Conversations = true
 	res, err := scenarios.Run(cfg, 1)
@@ -39,6 +32,20 @@ func reportOf(t *testing.T, name string, sets ...string) (string, Summary, strin
 	return dir, sum, b.String()
 }
 
+// libraryWith is the library scenario name with sets applied.
+func libraryWith(t *testing.T, name string, sets ...string) *file.Scenario {
+	t.Helper()
+	s, err := file.Library(name)
+	require.NoError(t, err)
+	for _, v := range sets {
+		o, err := file.ParseOverride(v)
+		require.NoError(t, err)
+		s, err = s.With(o)
+		require.NoError(t, err)
+	}
+	return s
+}
+
 // The report puts the question and the verdict first, lists every invariant and
 // expectation with its value, inlines every plot the run drew, and needs nothing from the
 // network: no script, style or image from elsewhere.
@@ -47,7 +54,7 @@ func TestTheReportSaysTheVerdictAndHoldsItsPlots(t *testing.T) {
 	require.True(t, sum.OK)
 	verdict := strings.Index(page, "Verdict: ok")
 	require.Positive(t, verdict)
-	assert.Less(t, verdict, strings.Index(page, "<h2>Plots</h2>"), "the verdict comes before the plots")
+	assert.Less(t, verdict, strings.Index(page, `<h2 id="plots">Plots</h2>`), "the verdict comes before the plots")
 	assert.Contains(t, page, "<title>lossy-wan, seed 1: ok")
 	for _, e := range sum.Expectations {
 		assert.Contains(t, page, html.EscapeString(e.Name))

@@ -34,6 +34,9 @@ type RunOf struct {
 	Trace     bool
 	Scenario  *file.Scenario
 	Result    *scenarios.Result
+	// Config is the config the run ran with, when it is not Scenario's (a fault mix
+	// applied): report.json's charts run it again.
+	Config *scenarios.Config
 	// Explore, when set, makes the run one seed of an exploration: replay.sh replays it
 	// with its fault mix (simulate explore -seed).
 	Explore *ExploreSeed
@@ -41,7 +44,8 @@ type RunOf struct {
 
 // WriteRunFolder writes, into the folder, the files of WriteRun, a copy of the scenario
 // the run read (Source) and replay.sh (ReplayScript), which replays the run from that copy,
-// so that the folder replays by itself; then it closes the folder. It returns the paths
+// so that the folder replays by itself, then report.json (NewReportData, which runs the
+// config again for its charts) and report.html; then it closes the folder. It returns the paths
 // written.
 func WriteRunFolder(folder *Folder, r RunOf, verdicts []Verdict) ([]string, error) {
 	sum := NewSummary(r.Result, r.Scenario.Config.Name, r.Scenario.Hash, verdicts)
@@ -79,7 +83,20 @@ func WriteRunFolder(folder *Folder, r RunOf, verdicts []Verdict) ([]string, erro
 		}
 		files = append(files, path)
 	}
-	path, err := folder.Write(ReportFile, func(w io.Writer) error { return WriteReportFromFolder(w, folder.dir, r.Scenario.Question) })
+	cfg := r.Scenario.Config
+	if r.Config != nil {
+		cfg = *r.Config
+	}
+	data, err := NewReportData(cfg, r.Seed, r.Result)
+	if err != nil {
+		return files, err
+	}
+	path, err := folder.Write(ReportDataFile, func(w io.Writer) error { return WriteReportData(w, data) })
+	if err != nil {
+		return files, err
+	}
+	files = append(files, path)
+	path, err = folder.Write(ReportFile, func(w io.Writer) error { return WriteReportFromFolder(w, folder.dir, r.Scenario.Question) })
 	if err != nil {
 		return files, err
 	}

@@ -107,7 +107,7 @@ func RunOne(ctx context.Context, stdout, stderr io.Writer, o RunOptions) int {
 	}
 	if folder != nil {
 		files, err := WriteRunFolder(folder, RunOf{Arg: o.Arg, Overrides: o.Overrides, Seed: o.Seed, Trace: o.Trace,
-			Scenario: s, Result: res, Explore: o.Explore}, r.Expectations)
+			Scenario: s, Result: res, Explore: o.Explore, Config: &cfg}, r.Expectations)
 		if err != nil {
 			fmt.Fprintf(stderr, "simulate: %v\n", err)
 			return ExitNotWritten

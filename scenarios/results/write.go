@@ -207,7 +207,7 @@ func SayWritten(w io.Writer, dir string, files []string) {
 			filepath.Join(dir, SummaryFile), first, filepath.Join(dir, ReplayScriptFile))
 		return
 	}
-	fmt.Fprintf(w, "\nopen %s in a browser: the question, the verdict, the plots and the figures;\n"+
+	fmt.Fprintf(w, "\nopen %s in a browser: the question, the verdict, the parameters, sequence charts of the slowest (and any failing) conversations, a timeline of faults, the plots and the figures;\n"+
 		"%s holds every figure, %s replays the run; simulate list shows the other scenarios, simulate -h every command.\n",
 		report, filepath.Join(dir, SummaryFile), filepath.Join(dir, ReplayScriptFile))
 }

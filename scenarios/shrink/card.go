@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"html"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,9 +13,9 @@ import (
 
 	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/net/faulty"
+	"github.com/sbsim/sbsim/plots"
 	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/file"
-	"github.com/sbsim/sbsim/sim"
 )
 
 // Files a card writes into its folder (WriteCard).
@@ -54,7 +53,7 @@ func (o *Outcome) Card(replay string) string {
 	b.WriteString("\nworkload\n")
 	for _, w := range o.Config.Workloads {
 		fmt.Fprintf(&b, "  %s: %s x %s of %d B, %s -> %s", w.Name, plural(w.Dialogs, "dialog"), plural(max(w.Messages, 1), "message"),
-			meanSize(w.Size), w.From, w.To)
+			w.Size.MeanBytes(), w.From, w.To)
 		if w.Replies {
 			b.WriteString(", each answered")
 		}
@@ -176,14 +175,6 @@ func plural(n int, thing string) string {
 		return "1 " + thing
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
-}
-
-// meanSize is a size distribution's mean, in bytes.
-func meanSize(d scenarios.SizeDistribution) int64 {
-	if d.Kind == sim.Uniform {
-		return d.Min + (d.Max-d.Min)/2
-	}
-	return d.Mean
 }
 
 func fateText(f faulty.Fate) string {
@@ -428,48 +419,30 @@ func (o *Outcome) textChart() string {
 	return b.String()
 }
 
-// ChartSVG draws the sequence chart: a lifeline per instance, an arrow per packet from its
-// send to when it was due, red and crossed when it was lost or dropped, orange when
-// corrupted, a second arrow for a duplicate's copy.
+// ChartSVG draws the sequence chart with the report's renderer (plots.SequenceSVG): a
+// lane per instance, an arrow per packet from its send to when it was due, red and crossed
+// half way when it was lost or dropped, orange when corrupted, a second line for a
+// duplicate's copy.
 func (o *Outcome) ChartSVG() []byte {
 	rows, lanes := o.chartRows()
-	const laneGap, rowGap, top, left = 260, 28, 50, 120
-	width := left + laneGap*max(len(lanes)-1, 1) + 140
-	height := top + rowGap*(len(rows)+1)
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">`+"\n", width, height)
-	fmt.Fprintf(&b, `<title>%s</title>`+"\n", html.EscapeString(o.Failure.String()))
-	fmt.Fprintf(&b, `<text x="8" y="18" font-size="13" font-weight="bold">%s, seed %d</text>`+"\n", html.EscapeString(o.Failure.String()), o.Seed)
-	x := func(lane string) int { return left + laneGap*slices.Index(lanes, lane) }
-	for _, l := range lanes {
-		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#888"/><text x="%d" y="%d" text-anchor="middle" font-weight="bold">%s</text>`+"\n",
-			x(l), top-8, x(l), height-8, x(l), top-14, html.EscapeString(l))
-	}
-	for i, p := range rows {
-		y := top + rowGap*(i+1)
-		x1, x2 := x(p.From), x(p.To)
-		colour, dash := "#1f77b4", ""
+	chart := plots.Sequence{Title: fmt.Sprintf("%s, seed %d", o.Failure, o.Seed), Lanes: lanes}
+	for _, p := range rows {
+		st := plots.SequenceStep{At: p.At, Lane: slices.Index(lanes, p.From), To: slices.Index(lanes, p.To), Arrive: p.Arrival,
+			Label: p.Key + " #" + fmt.Sprint(p.Copy)}
 		switch {
 		case p.Dropped != faulty.NotDropped || p.Fate.Lost || p.Crossed:
-			colour, dash, x2 = "#d62728", ` stroke-dasharray="4 3"`, (x1+x2)/2
+			st.Fate = plots.Lost
 		case p.Fate.Corrupt:
-			colour = "#ff7f0e"
+			st.Fate = plots.Corrupt
+		case p.Fate.Duplicate:
+			st.Again = p.DuplicateArrival
 		}
-		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="1.5"%s/>`+"\n", x1, y-10, x2, y, colour, dash)
-		if x2 == (x(p.From)+x(p.To))/2 && x(p.From) != x(p.To) {
-			fmt.Fprintf(&b, `<text x="%d" y="%d" fill="%s" font-size="14" text-anchor="middle">×</text>`+"\n", x2, y+4, colour)
-		} else {
-			fmt.Fprintf(&b, `<circle cx="%d" cy="%d" r="2.5" fill="%s"/>`+"\n", x2, y, colour)
-		}
-		if p.Fate.Duplicate {
-			fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="1" stroke-dasharray="1 2"/>`+"\n", x1, y-10, x2, y+6, colour)
-		}
-		fmt.Fprintf(&b, `<text x="4" y="%d" fill="#555">%s</text>`+"\n", y, html.EscapeString(p.At.String()))
-		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" fill="%s">%s</text>`+"\n", (x1+x(p.To))/2, y-13, colour,
-			html.EscapeString(p.Key+" #"+fmt.Sprint(p.Copy)))
+		chart.Steps = append(chart.Steps, st)
 	}
-	b.WriteString("</svg>\n")
-	return []byte(b.String())
+	if len(rows) == maxChartRows {
+		chart.Note = fmt.Sprintf("the chart stops at %d packets", maxChartRows)
+	}
+	return plots.SequenceSVG(chart)
 }
 
 // WriteCard writes the card into dir and returns its text: card.txt, chart.svg, and

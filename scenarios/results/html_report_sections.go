@@ -1,0 +1,157 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/sbsim/sbsim/plots"
+)
+
+// addExtra adds the report's sections that summary.json does not give: the scenario's
+// parameters, the timeline of faults and changes, and the sequence charts, from
+// report.json (a folder written before it existed has none); the figures the expectations
+// name; and the scenario's copy.
+func (page *reportPage) addExtra(dir string, s Summary) error {
+	page.KeyFigures = keyFigures(s)
+	if copies, _ := filepath.Glob(filepath.Join(dir, "*.yaml")); len(copies) == 1 {
+		text, err := os.ReadFile(copies[0])
+		if err != nil {
+			return err
+		}
+		page.Source, page.SourceName = string(text), filepath.Base(copies[0])
+	}
+	var d ReportData
+	err := readFile(filepath.Join(dir, ReportDataFile), func(r io.Reader) (err error) {
+		d, err = ReadReportData(r)
+		return err
+	})
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	}
+	page.HasData = true
+	page.Parameters = d.Parameters
+	page.Events = d.Timeline
+	page.Timeline = template.HTML(plots.TimelineSVG(timelineChart(d.Timeline, s)))
+	for _, c := range d.Conversations {
+		page.Conversations = append(page.Conversations, reportChart{c, template.HTML(plots.SequenceSVG(sequenceChart(c)))})
+	}
+	return nil
+}
+
+// expectationSubject finds what an expectation's name says its metric is of.
+var expectationSubject = regexp.MustCompile(`^(\S+)(?: of (workload|queue|instance) "([^"]*)"| at level (\d+))?`)
+
+// keyFigures are the figures that answer the question: each the expectations name, then
+// the whole run's latency and deliveries, once each.
+func keyFigures(s Summary) []reportMetric {
+	type key struct{ metric, subject string }
+	var want []key
+	for _, e := range s.Expectations {
+		m := expectationSubject.FindStringSubmatch(e.Name)
+		if m == nil {
+			continue
+		}
+		k := key{m[1], "all"}
+		switch {
+		case m[2] != "":
+			k.subject = m[2] + " " + m[3]
+		case m[4] != "":
+			k.subject = "level " + m[4]
+		}
+		want = append(want, k)
+	}
+	for _, m := range []string{"latency.p50", "latency.p99", "messages.delivered"} {
+		want = append(want, key{m, "all"})
+	}
+	var out []reportMetric
+	for _, k := range want {
+		for _, m := range s.Metrics {
+			if r := metricRow(m); r.Metric == k.metric && r.Subject == k.subject && !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// timelineChart is the timeline's drawing: a track per entry's track, in the order they
+// first appear.
+func timelineChart(entries []TimelineEntry, s Summary) plots.Timeline {
+	t := plots.Timeline{Title: fmt.Sprintf("faults and changes: %s, seed %d", s.Scenario, s.Seed), End: fromSeconds(s.EndTimeS)}
+	index := map[string]int{}
+	for _, e := range entries {
+		i, ok := index[e.Track]
+		if !ok {
+			i = len(t.Tracks)
+			index[e.Track] = i
+			t.Tracks = append(t.Tracks, plots.TimelineTrack{Name: e.Track})
+		}
+		m := plots.TimelineMark{From: fromSeconds(e.AtS), Label: e.What}
+		if e.UntilS != nil {
+			m.Until = fromSeconds(*e.UntilS)
+		}
+		t.Tracks[i].Marks = append(t.Tracks[i].Marks, m)
+	}
+	return t
+}
+
+// sequenceChart is a charted conversation's drawing.
+func sequenceChart(c ChartedConversation) plots.Sequence {
+	title := "conversation " + c.Conversation + ": " + c.Why
+	if r := []rune(title); len(r) > 100 {
+		title = string(r[:99]) + "…"
+	}
+	q := plots.Sequence{Title: title, Lanes: c.Lanes}
+	for _, st := range c.Steps {
+		step := plots.SequenceStep{At: fromSeconds(st.AtS), Lane: st.Lane, To: -1, Label: st.What, Dashed: st.Ack}
+		if st.To != nil {
+			step.To, step.Arrive = *st.To, fromSeconds(st.ArriveS)
+			switch st.Fate {
+			case "lost", "partition", "capacity":
+				step.Fate = plots.Lost
+				step.Label += " — " + map[string]string{"lost": "lost", "partition": "dropped: link down",
+					"capacity": "dropped: link full"}[st.Fate]
+			case "corrupt":
+				step.Fate = plots.Corrupt
+				step.Label += " — corrupt"
+			case "duplicated":
+				step.Again = fromSeconds(st.AgainS)
+				step.Label += " — duplicated"
+			}
+		}
+		q.Steps = append(q.Steps, step)
+	}
+	if c.LeftOut > 0 {
+		q.Note = fmt.Sprintf("%d later steps are left out: the chart stops at %d", c.LeftOut, len(c.Steps))
+	}
+	return q
+}
+
+// sectionLinks lists the report's sections for its table of contents.
+func (page *reportPage) SectionLinks() []string {
+	links := []string{"verdict"}
+	if page.HasData {
+		links = append(links, "parameters")
+	}
+	links = append(links, "key-figures")
+	if page.HasData {
+		links = append(links, "conversations", "timeline")
+	}
+	return append(links, "plots", "figures")
+}
+
+// title of a section's link.
+func sectionTitle(id string) string {
+	return strings.ReplaceAll(strings.ToUpper(id[:1])+id[1:], "-", " ")
+}

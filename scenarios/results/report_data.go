@@ -1,0 +1,726 @@
+package results
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sbsim/sbsim/model"
+	"github.com/sbsim/sbsim/net/faulty"
+	"github.com/sbsim/sbsim/scenarios"
+)
+
+// ReportDataFile holds what report.html shows that summary.json does not: the scenario's
+// parameters, the timeline of faults and changes, and the sequence charts of the chosen
+// conversations, so that `simulate report DIR` draws the page again without running.
+const ReportDataFile = "report.json"
+
+// ReportData is report.json.
+type ReportData struct {
+	Parameters    []ReportParameter     `json:"parameters"`
+	Timeline      []TimelineEntry       `json:"timeline"`
+	Conversations []ChartedConversation `json:"conversations"`
+}
+
+// ReportParameter is a row of the scenario's parameters: what it is of ("link
+// Lisbon->Tokyo"), its name and its value.
+type ReportParameter struct {
+	Of    string `json:"of"`
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// TimelineEntry is a fault or a change: on a track (a link's direction, a queue, an
+// instance, the run), at a time, until another for a span (a partition, a queue OFF, a
+// crash), and what it was.
+type TimelineEntry struct {
+	Track  string   `json:"track"`
+	AtS    float64  `json:"at_s"`
+	UntilS *float64 `json:"until_s,omitempty"`
+	What   string   `json:"what"`
+}
+
+// ChartedConversation is a conversation the report draws: why it was chosen, its lanes (an
+// instance each, or its two endpoints when both are on one instance) and its steps, in
+// time order: what happened at an endpoint (a SEND committed, a message ready or received,
+// a change of state) and each packet that carried its fragments or acknowledgements.
+type ChartedConversation struct {
+	Conversation string      `json:"conversation"`
+	Why          string      `json:"why"`
+	Lanes        []string    `json:"lanes"`
+	Steps        []ChartStep `json:"steps"`
+	// LeftOut counts the steps after the last one drawn.
+	LeftOut int `json:"left_out,omitempty"`
+}
+
+// ChartStep is a step of a chart: at a lane, or, with To, a packet from Lane to To that
+// arrived (or was due) at ArriveS; Fate says what the link did to it ("lost",
+// "partition", "capacity", "corrupt", "duplicated"; empty when it arrived as sent).
+type ChartStep struct {
+	AtS     float64 `json:"at_s"`
+	Lane    int     `json:"lane"`
+	To      *int    `json:"to,omitempty"`
+	ArriveS float64 `json:"arrive_s,omitempty"`
+	AgainS  float64 `json:"again_s,omitempty"`
+	What    string  `json:"what"`
+	Fate    string  `json:"fate,omitempty"`
+	Ack     bool    `json:"ack,omitempty"`
+}
+
+// Bounds of the report's charts: how many conversations it draws, how many steps each, and
+// how many of a conversation's records and packets the recording run keeps.
+const (
+	chartedConversations = 4
+	chartSteps           = 160
+	chartKeep            = 4 * chartSteps
+)
+
+// NewReportData gives report.json of the run of cfg with seed whose result is res. The
+// charts' conversations are chosen from res: the one an invariant broke on, those a design
+// finding names, those that did not deliver every message, and the slowest. Their records
+// and packets come from a second run of the same config and seed, which keeps only
+// theirs; it must end as the first did, since runs are deterministic.
+func NewReportData(cfg scenarios.Config, seed uint64, res *scenarios.Result) (ReportData, error) {
+	cat, err := model.Compile(cfg.Instances)
+	if err != nil {
+		return ReportData{}, err
+	}
+	d := ReportData{Parameters: Parameters(cfg), Timeline: timelineOf(cfg, res), Conversations: []ChartedConversation{}}
+	chosen := chooseConversations(res)
+	if len(chosen) == 0 {
+		return d, nil
+	}
+	rec := newChartRecorder(cat, chosen)
+	again := cfg
+	again.Trace, again.Conversations, again.RecordFaults = false, false, false
+	again.TraceSink, again.PacketSink = rec, rec
+	second, err := scenarios.Run(again, seed)
+	if err != nil {
+		return ReportData{}, err
+	}
+	if second.Events != res.Events || second.EndTime != res.EndTime {
+		return ReportData{}, fmt.Errorf("the run for the report's charts ended at %v after %d events, the run at %v after %d: the run is not deterministic",
+			second.EndTime, second.Events, res.EndTime, res.Events)
+	}
+	for _, c := range chosen {
+		d.Conversations = append(d.Conversations, rec.chart(c))
+	}
+	return d, nil
+}
+
+// WriteReportData writes d as indented JSON.
+func WriteReportData(w io.Writer, d ReportData) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(d)
+}
+
+// ReadReportData reads report.json.
+func ReadReportData(r io.Reader) (ReportData, error) {
+	var d ReportData
+	err := json.NewDecoder(r).Decode(&d)
+	return d, err
+}
+
+// chosenConversation is a conversation to chart and why.
+type chosenConversation struct {
+	id  model.ConversationID
+	why string
+}
+
+// chooseConversations picks at most chartedConversations: failing ones first, then the
+// slowest, by its longest message latency.
+func chooseConversations(res *scenarios.Result) []chosenConversation {
+	var out []chosenConversation
+	room := chartedConversations - 1 // the slowest always has its chart
+	add := func(id model.ConversationID, why string) {
+		if id == 0 || len(out) >= room || slices.ContainsFunc(out, func(c chosenConversation) bool { return c.id == id }) {
+			return
+		}
+		out = append(out, chosenConversation{id, why})
+	}
+	if v := res.Violation; v != nil {
+		add(v.Conversation, fmt.Sprintf("%s broke on it: %s", v.Rule, v.Message))
+	}
+	for i, f := range res.Findings {
+		if i < 2 { // the rest are usually more of the same
+			add(f.Conversation, fmt.Sprintf("design finding %s: %s", f.ID, f.Message))
+		}
+	}
+	undelivered := 0
+	for _, c := range res.Conversations {
+		if c.MessagesDelivered < c.MessagesSent && undelivered < 2 {
+			undelivered++
+			add(c.Conversation, fmt.Sprintf("%d of its %d messages were not delivered", c.MessagesSent-c.MessagesDelivered, c.MessagesSent))
+		}
+	}
+	slow := slices.Clone(res.Conversations)
+	slow = slices.DeleteFunc(slow, func(c scenarios.ConversationResult) bool { return c.Latency.Count == 0 })
+	slices.SortStableFunc(slow, func(a, b scenarios.ConversationResult) int { return cmp.Compare(b.Latency.Max, a.Latency.Max) })
+	for i, c := range slow {
+		if room = chartedConversations; i == 2 {
+			break
+		}
+		what := "the slowest"
+		if i == 1 {
+			what = "the second slowest"
+		}
+		add(c.Conversation, fmt.Sprintf("%s: its longest message took %s (p50 %s) from SEND to ready", what,
+			roundDuration(c.Latency.Max), roundDuration(c.Latency.P50)))
+	}
+	return out
+}
+
+// chartRecorder is the second run's sink: it keeps the records and packets of the chosen
+// conversations, at most chartKeep of each per conversation.
+type chartRecorder struct {
+	cat     *model.Catalog
+	records map[model.ConversationID][]model.TraceRecord
+	packets map[model.ConversationID][]chartPacket
+	// retries counts, per fragment, the copies sent, to tell a retransmission.
+	copies map[fragmentKey]int
+}
+
+type fragmentKey struct {
+	conv          model.ConversationID
+	fromInitiator bool
+	seq           model.SequenceNumber
+	frag          int32
+}
+
+// chartPacket is a packet of a conversation: what the link did, and what of the
+// conversation it carried.
+type chartPacket struct {
+	sent scenarios.SentPacket
+	what string
+	ack  bool
+}
+
+func newChartRecorder(cat *model.Catalog, chosen []chosenConversation) *chartRecorder {
+	r := &chartRecorder{cat: cat, records: map[model.ConversationID][]model.TraceRecord{},
+		packets: map[model.ConversationID][]chartPacket{}, copies: map[fragmentKey]int{}}
+	for _, c := range chosen {
+		r.records[c.id] = []model.TraceRecord{}
+	}
+	return r
+}
+
+// Record keeps the records of the chosen conversations that a chart draws at a lane.
+func (r *chartRecorder) Record(t *model.TraceRecord) {
+	kept, ok := r.records[t.Conversation]
+	if !ok || len(kept) >= chartKeep {
+		return
+	}
+	switch t.Kind {
+	case model.TraceMessageSent, model.TraceMessageReady, model.TraceMessageReceived, model.TraceStateChanged,
+		model.TraceDelayed, model.TraceRouted, model.TraceMessageHeld, model.TraceMessageReturned, model.TraceEndpointForgotten,
+		model.TraceFragmentDiscarded, model.TraceRowRemoved:
+		if t.Kind == model.TraceRowRemoved && !t.Reason.IsDiscard() {
+			return
+		}
+		r.records[t.Conversation] = append(kept, *t)
+	}
+}
+
+// Packet keeps, for each chosen conversation the packet carries fragments or
+// acknowledgements of, what it carried of it.
+func (r *chartRecorder) Packet(sent *scenarios.SentPacket, p *model.Packet) {
+	var convs []model.ConversationID
+	for i := range p.Fragments {
+		if c := p.Fragments[i].Conversation; r.has(c) && !slices.Contains(convs, c) {
+			convs = append(convs, c)
+		}
+	}
+	for i := range p.Acks {
+		if c := p.Acks[i].Conversation; r.has(c) && !slices.Contains(convs, c) {
+			convs = append(convs, c)
+		}
+	}
+	for _, c := range convs {
+		if len(r.packets[c]) >= chartKeep {
+			continue
+		}
+		var parts []string
+		for i := 0; i < len(p.Fragments); i++ {
+			f := &p.Fragments[i]
+			if f.Conversation != c {
+				continue
+			}
+			// The fragments of one message that ride together are one part: "frag 1-3/5".
+			last, retry := i, r.copied(c, f)
+			for last+1 < len(p.Fragments) {
+				g := &p.Fragments[last+1]
+				if g.Conversation != c || g.FromInitiator != f.FromInitiator || g.Sequence != f.Sequence || g.Index != p.Fragments[last].Index+1 {
+					break
+				}
+				last++
+				retry = max(retry, r.copied(c, g))
+			}
+			part := fmt.Sprintf("%s %s", scenarios.Arrow(f.FromInitiator), r.messageName(f))
+			switch {
+			case last > i:
+				part += fmt.Sprintf(" frag %d-%d/%d", f.Index+1, p.Fragments[last].Index+1, f.Count)
+			case f.Count > 1:
+				part += fmt.Sprintf(" frag %d/%d", f.Index+1, f.Count)
+			}
+			if retry > 1 {
+				part += fmt.Sprintf(" (retry %d)", retry-1)
+			}
+			parts = append(parts, part)
+			i = last
+		}
+		acks := 0
+		for i := range p.Acks {
+			a := &p.Acks[i]
+			if a.Conversation != c {
+				continue
+			}
+			if acks++; acks == 1 {
+				parts = append(parts, ackText(a))
+			}
+		}
+		if acks > 1 {
+			parts[len(parts)-1] += fmt.Sprintf(" (+%d)", acks-1)
+		}
+		if len(parts) > 3 {
+			parts = append(parts[:2], fmt.Sprintf("+%d more", len(parts)-2))
+		}
+		r.packets[c] = append(r.packets[c], chartPacket{sent: *sent, what: strings.Join(parts, ", "), ack: acks > 0 && acks == len(parts)})
+	}
+}
+
+// copied counts a copy of the fragment sent and returns how many were.
+func (r *chartRecorder) copied(c model.ConversationID, f *model.Fragment) int {
+	k := fragmentKey{c, f.FromInitiator, f.Sequence, f.Index}
+	r.copies[k]++
+	return r.copies[k]
+}
+
+// ackText says what an acknowledgement acknowledges: every fragment before its (Sequence,
+// Fragment), and those out of order it lists (PROTO-8).
+func ackText(a *model.Ack) string {
+	text := "ack " + scenarios.Arrow(a.FromInitiator)
+	switch {
+	case a.Fragment > 0:
+		text += fmt.Sprintf(" to seq %d frag %d", a.Sequence, a.Fragment)
+	case a.Sequence > 0:
+		text += fmt.Sprintf(" to seq %d", a.Sequence-1)
+	default:
+		text += " (none in order yet)"
+	}
+	if n := len(a.Selective); n > 0 {
+		text += fmt.Sprintf(" + %d ranges out of order", n)
+	}
+	return text
+}
+
+func (r *chartRecorder) has(c model.ConversationID) bool {
+	_, ok := r.records[c]
+	return ok
+}
+
+// messageName names a fragment's message: "seq 3 OrderRequest", or the error or end of
+// dialog it is.
+func (r *chartRecorder) messageName(f *model.Fragment) string {
+	if f.Sequence == model.Unsequenced {
+		return "error (broker)"
+	}
+	return fmt.Sprintf("seq %d %s", f.Sequence, r.typeName(f.MessageType))
+}
+
+func (r *chartRecorder) typeName(t model.MessageTypeID) string {
+	if int(t) < len(r.cat.MessageTypes) {
+		name := r.cat.MessageTypes[t]
+		if i := strings.LastIndexAny(name, "/"); i >= 0 && i < len(name)-1 {
+			name = name[i+1:]
+		}
+		return name
+	}
+	return fmt.Sprint(t)
+}
+
+// chart draws the conversation's records and packets as a chart.
+func (r *chartRecorder) chart(c chosenConversation) ChartedConversation {
+	out := ChartedConversation{Conversation: c.id.String(), Why: c.why}
+	records, packets := r.records[c.id], r.packets[c.id]
+	// The endpoints' instances: the initiator's from its records (FromInitiator true on a
+	// SEND it made or a state it changed), the target's likewise.
+	initiator, target := -1, -1 // instance ids, -1 while unknown
+	for _, t := range records {
+		switch {
+		case t.Kind == model.TraceMessageSent || t.Kind == model.TraceStateChanged:
+			if t.FromInitiator && initiator < 0 {
+				initiator = int(t.Instance)
+			} else if !t.FromInitiator && target < 0 && t.Kind == model.TraceStateChanged {
+				target = int(t.Instance)
+			}
+		case t.Kind == model.TraceMessageReady || t.Kind == model.TraceMessageReceived:
+			if t.FromInitiator && target < 0 {
+				target = int(t.Instance)
+			} else if !t.FromInitiator && initiator < 0 {
+				initiator = int(t.Instance)
+			}
+		}
+	}
+	name := func(id int) string { return r.cat.Instances[id].Name }
+	local := initiator >= 0 && initiator == target
+	laneOf := map[string]int{}
+	lane := func(instance string, role string) int {
+		key := instance
+		if local {
+			key = instance + " (" + role + ")"
+		}
+		if i, ok := laneOf[key]; ok {
+			return i
+		}
+		laneOf[key] = len(out.Lanes)
+		out.Lanes = append(out.Lanes, key)
+		return laneOf[key]
+	}
+	if initiator >= 0 {
+		lane(name(initiator), "initiator")
+	}
+	// Forwarders between them, in the catalog's order, then the target.
+	for id := range r.cat.Instances {
+		n := r.cat.Instances[id].Name
+		if id == initiator || id == target {
+			continue
+		}
+		if slices.ContainsFunc(packets, func(p chartPacket) bool { return p.sent.From == n || p.sent.To == n }) {
+			lane(n, "")
+		}
+	}
+	if target >= 0 {
+		lane(name(target), "target")
+	}
+	type step struct {
+		at time.Duration
+		ChartStep
+	}
+	var steps []step
+	for _, t := range records {
+		role := "target"
+		atInitiator := t.FromInitiator
+		if t.Kind == model.TraceMessageReady || t.Kind == model.TraceMessageReceived || t.Kind == model.TraceMessageHeld ||
+			t.Kind == model.TraceFragmentDiscarded {
+			atInitiator = !t.FromInitiator // the receiving endpoint
+		}
+		if atInitiator {
+			role = "initiator"
+		}
+		steps = append(steps, step{t.At, ChartStep{AtS: t.At.Seconds(), Lane: lane(name(int(t.Instance)), role), What: r.recordText(&t)}})
+	}
+	for _, p := range packets {
+		from, to := lane(p.sent.From, ""), lane(p.sent.To, "")
+		s := ChartStep{AtS: p.sent.At.Seconds(), Lane: from, To: &to, ArriveS: p.sent.Arrival.Seconds(), What: p.what, Ack: p.ack}
+		switch {
+		case p.sent.Dropped == faulty.DroppedPartition || p.sent.Crossed:
+			s.Fate = "partition"
+		case p.sent.Dropped != faulty.NotDropped:
+			s.Fate = "capacity"
+		case p.sent.Fate.Lost:
+			s.Fate = "lost"
+		case p.sent.Fate.Corrupt:
+			s.Fate = "corrupt"
+		case p.sent.Fate.Duplicate:
+			s.Fate, s.AgainS = "duplicated", p.sent.DuplicateArrival.Seconds()
+		}
+		if s.Fate == "partition" || s.Fate == "capacity" || s.Fate == "lost" {
+			s.ArriveS = 0
+		}
+		steps = append(steps, step{p.sent.At, s})
+	}
+	if local { // no packet: an arrow from each SEND to its message's ready
+		type msg struct {
+			fromInitiator bool
+			seq           model.SequenceNumber
+		}
+		sent := map[msg]model.TraceRecord{}
+		for _, t := range records {
+			k := msg{t.FromInitiator, t.Sequence}
+			switch t.Kind {
+			case model.TraceMessageSent:
+				sent[k] = t
+			case model.TraceMessageReady:
+				if s, ok := sent[k]; ok {
+					from, to := lane(name(initiator), "initiator"), lane(name(target), "target")
+					if !t.FromInitiator {
+						from, to = to, from
+					}
+					steps = append(steps, step{s.At, ChartStep{AtS: s.At.Seconds(), Lane: from, To: &to, ArriveS: t.At.Seconds(),
+						What: fmt.Sprintf("%s seq %d %s, on the instance", scenarios.Arrow(t.FromInitiator), t.Sequence, r.typeName(t.MessageType))}})
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(steps, func(a, b step) int { return cmp.Compare(a.at, b.at) })
+	// What happened at one endpoint at one instant is one note.
+	merged := steps[:0]
+	for _, s := range steps {
+		if n := len(merged); n > 0 && s.To == nil && merged[n-1].To == nil && merged[n-1].at == s.at && merged[n-1].Lane == s.Lane {
+			merged[n-1].What += "; " + s.What
+			continue
+		}
+		merged = append(merged, s)
+	}
+	steps = merged
+	if len(steps) > chartSteps {
+		out.LeftOut = len(steps) - chartSteps
+		steps = steps[:chartSteps]
+	}
+	out.Steps = make([]ChartStep, len(steps))
+	for i, s := range steps {
+		out.Steps[i] = s.ChartStep
+	}
+	return out
+}
+
+// recordText says what a record did at its endpoint.
+func (r *chartRecorder) recordText(t *model.TraceRecord) string {
+	msg := fmt.Sprintf("seq %d %s", t.Sequence, r.typeName(t.MessageType))
+	switch t.Kind {
+	case model.TraceMessageSent:
+		if t.Fragments > 1 {
+			return fmt.Sprintf("SEND %s (%d B, %d fragments)", msg, t.Bytes, t.Fragments)
+		}
+		return fmt.Sprintf("SEND %s (%d B)", msg, t.Bytes)
+	case model.TraceMessageReady:
+		return fmt.Sprintf("ready: %s, after %s", msg, roundDuration(t.At-t.SentAt))
+	case model.TraceMessageReceived:
+		return "RECEIVE " + msg
+	case model.TraceStateChanged:
+		if t.From == 0 {
+			return "endpoint created: " + t.To.String()
+		}
+		return fmt.Sprintf("state %s → %s", t.From, t.To)
+	case model.TraceMessageHeld:
+		return "held, the queue OFF: " + msg
+	case model.TraceMessageReturned:
+		return "rolled back onto the queue: " + msg
+	case model.TraceFragmentDiscarded:
+		return fmt.Sprintf("discarded a fragment of seq %d: %s", t.Sequence, t.Reason)
+	case model.TraceRowRemoved:
+		return fmt.Sprintf("dropped seq %d from the transmission queue: %s", t.Sequence, t.Reason)
+	}
+	return t.Kind.String()
+}
+
+// Parameters are the scenario's parameters the report lists: the run's limits and
+// liveness phase, each link's direction, each workload and each activation.
+func Parameters(cfg scenarios.Config) []ReportParameter {
+	var out []ReportParameter
+	add := func(of, name, value string) { out = append(out, ReportParameter{of, name, value}) }
+	run := "the run"
+	if cfg.MaxTime > 0 {
+		add(run, "max time", roundDuration(cfg.MaxTime))
+	}
+	if cfg.MaxEvents > 0 {
+		add(run, "max events", strconv.FormatUint(cfg.MaxEvents, 10))
+	}
+	if cfg.Liveness.After > 0 {
+		add(run, "every fault heals at", roundDuration(cfg.Liveness.After))
+	}
+	add(run, "invariants checked", strconv.FormatBool(cfg.CheckInvariants))
+	names := make([]string, len(cfg.Instances))
+	for i, in := range cfg.Instances {
+		names[i] = in.Name
+	}
+	add(run, "instances", strings.Join(names, ", "))
+	for _, l := range cfg.Links {
+		for _, d := range directions(l) {
+			add(d.track, "settings", linkText(d.c))
+		}
+	}
+	for _, w := range cfg.Workloads {
+		text := fmt.Sprintf("%s -> %s: %d dialogs from %s, each %d messages", w.From, w.To, w.Dialogs, roundDuration(w.Start), max(w.Messages, 1))
+		if w.Interarrival.Kind != 0 || w.Interarrival.Mean > 0 {
+			text += ", a dialog every " + w.Interarrival.String()
+		}
+		if b := w.Size.MeanBytes(); b > 0 {
+			text += fmt.Sprintf(", of %d B on average", b)
+		}
+		if w.Replies {
+			text += ", each answered"
+		}
+		add("workload "+w.Name, "what it sends", text)
+	}
+	for _, in := range cfg.Instances {
+		for _, db := range in.Databases {
+			for _, q := range db.Queues {
+				if a := q.Activation; a.Procedure != "" {
+					add("queue "+in.Name+"/"+q.Name, "activation", fmt.Sprintf("%s, at most %d readers, status %s", a.Procedure, a.MaxQueueReaders, onOff(a.Status)))
+				}
+			}
+		}
+	}
+	return out
+}
+
+func onOff(on bool) string {
+	if on {
+		return "ON"
+	}
+	return "OFF"
+}
+
+// linkText says what a link's direction does, its faults named only when it has them.
+func linkText(c faulty.Config) string {
+	parts := []string{"latency " + roundDuration(c.LatencyFixed)}
+	if c.LatencyJitter.Kind != 0 || c.LatencyJitter.Mean > 0 {
+		parts = append(parts, "jitter "+c.LatencyJitter.String())
+	}
+	if c.Bandwidth > 0 {
+		parts = append(parts, fmt.Sprintf("%d B/s", c.Bandwidth))
+	}
+	pct := func(name string, p float64) {
+		if p > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s%%", name, strconv.FormatFloat(100*p, 'g', 4, 64)))
+		}
+	}
+	pct("loss", c.LossProbability)
+	if c.LossBurst.Enabled() {
+		pct("bursty loss on average", c.LossBurst.MeanLoss())
+	}
+	pct("duplicates", c.DuplicateProbability)
+	pct("corrupt", c.CorruptProbability)
+	if c.Capacity > 0 {
+		parts = append(parts, fmt.Sprintf("capacity %d packets", c.Capacity))
+	}
+	for _, w := range c.Down {
+		parts = append(parts, fmt.Sprintf("down %s to %s", roundDuration(w.From), roundDuration(w.Until)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// timelineOf lists the faults and changes of the run: the links' down windows, the
+// timeline's changes, the crashes and the queues' OFF spans as the run had them, and the
+// start of the liveness phase, ordered by time.
+func timelineOf(cfg scenarios.Config, res *scenarios.Result) []TimelineEntry {
+	out := []TimelineEntry{}
+	span := func(track string, from, until time.Duration, what string) {
+		u := until.Seconds()
+		out = append(out, TimelineEntry{Track: track, AtS: from.Seconds(), UntilS: &u, What: what})
+	}
+	at := func(track string, t time.Duration, what string) {
+		out = append(out, TimelineEntry{Track: track, AtS: t.Seconds(), What: what})
+	}
+	for _, l := range cfg.Links {
+		for _, d := range directions(l) {
+			for _, w := range d.c.Down {
+				span(d.track, w.From, w.Until, "down")
+			}
+		}
+	}
+	for _, ch := range cfg.Timeline {
+		switch {
+		case ch.Link != nil:
+			for _, d := range []struct {
+				from, to string
+				c        *faulty.Config
+			}{{ch.Link.A, ch.Link.B, ch.Link.AToB}, {ch.Link.B, ch.Link.A, ch.Link.BToA}} {
+				if d.c != nil {
+					at("link "+d.from+"->"+d.to, ch.At, "now "+linkText(*d.c))
+					for _, w := range d.c.Down {
+						span("link "+d.from+"->"+d.to, w.From, w.Until, "down")
+					}
+				}
+			}
+		case ch.Route != nil:
+			where := ch.Route.Instance
+			if ch.Route.Database != "" {
+				where += "/" + ch.Route.Database
+			}
+			at("routes of "+where, ch.At, fmt.Sprintf("%s %s", ch.Route.Op, ch.Route.Route.Name))
+		case ch.Crash != nil:
+			// the crash itself is in res.Crashes, with its restart
+		case ch.Activation != nil:
+			a := ch.Activation
+			var parts []string
+			if a.Status != nil {
+				parts = append(parts, "STATUS "+onOff(*a.Status))
+			}
+			if a.MaxQueueReaders != nil {
+				parts = append(parts, fmt.Sprintf("MAX_QUEUE_READERS %d", *a.MaxQueueReaders))
+			}
+			if a.Procedure != nil {
+				parts = append(parts, "PROCEDURE_NAME "+*a.Procedure)
+			}
+			at(timelineQueue(res, ch.Queue), ch.At, "ALTER QUEUE ACTIVATION "+strings.Join(parts, ", "))
+		default:
+			at(timelineQueue(res, ch.Queue), ch.At, "ALTER QUEUE STATUS "+ch.Status.String())
+		}
+	}
+	for _, c := range res.Crashes {
+		what := "crashed, restarts at " + roundDuration(c.RestartsAt)
+		if c.Restarted {
+			what = "crashed, then restarted"
+		}
+		span("instance "+c.Instance, c.CrashedAt, c.RestartsAt, what)
+	}
+	for _, q := range res.Queues {
+		track := "queue " + q.Instance + "/" + q.Queue
+		var off time.Duration = -1
+		for _, s := range q.StatusChanges {
+			switch {
+			case s.Status == model.QueueOff && off < 0:
+				off = s.At
+			case s.Status == model.QueueOn && off >= 0:
+				span(track, off, s.At, "OFF")
+				off = -1
+			}
+		}
+		if off >= 0 {
+			span(track, off, res.EndTime, "OFF to the end")
+		}
+		if q.PoisonDisables > 0 {
+			at(track, res.EndTime, fmt.Sprintf("poison detection turned it OFF %d times", q.PoisonDisables))
+		}
+	}
+	if cfg.Liveness.After > 0 {
+		at("the run", cfg.Liveness.After, "every fault heals: the liveness phase")
+	}
+	at("the run", res.EndTime, "ended: "+res.StopReason.String())
+	slices.SortStableFunc(out, func(a, b TimelineEntry) int { return cmp.Compare(a.AtS, b.AtS) })
+	return out
+}
+
+// roundDuration prints a duration of the report to 100 µs.
+func roundDuration(d time.Duration) string { return d.Round(100 * time.Microsecond).String() }
+
+// linkDirection is one direction of a link, its down windows with the link's partitions.
+type linkDirection struct {
+	track string
+	c     faulty.Config
+}
+
+// directions are a link's two directions, each with the partitions that cut it among its
+// down windows, as the link applies them (faulty.NewPair).
+func directions(l scenarios.Link) []linkDirection {
+	ab, ba := l.AToB, l.BToA
+	ab.Down, ba.Down = slices.Clone(ab.Down), slices.Clone(ba.Down)
+	for _, p := range l.Partitions {
+		if p.Direction == faulty.Both || p.Direction == faulty.AToB {
+			ab.Down = append(ab.Down, p.Window)
+		}
+		if p.Direction == faulty.Both || p.Direction == faulty.BToA {
+			ba.Down = append(ba.Down, p.Window)
+		}
+	}
+	return []linkDirection{{"link " + l.A + "->" + l.B, ab}, {"link " + l.B + "->" + l.A, ba}}
+}
+
+// timelineQueue is the timeline's track of the queue a change names ("instance/database/queue"
+// or a name unique in the world): the one the run's queue rows give it.
+func timelineQueue(res *scenarios.Result, name string) string {
+	for _, q := range res.Queues {
+		if name == q.Queue || name == q.Instance+"/"+q.Database+"/"+q.Queue {
+			return "queue " + q.Instance + "/" + q.Queue
+		}
+	}
+	return "queue " + name
+}

@@ -1,0 +1,216 @@
+package results
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sbsim/sbsim/scenarios"
+	"github.com/sbsim/sbsim/scenarios/file"
+)
+
+// reportDataOf runs a library scenario on seed 1 with sets applied, as the command does,
+// and returns its config, result and report.json.
+func reportDataOf(t *testing.T, name string, sets ...string) (scenarios.Config, *scenarios.Result, ReportData) {
+	t.Helper()
+	s := libraryWith(t, name, sets...)
+	cfg := s.Config
+	cfg.Conversations = true
+	res, err := scenarios.Run(cfg, 1)
+	require.NoError(t, err)
+	d, err := NewReportData(cfg, 1, res)
+	require.NoError(t, err)
+	return cfg, res, d
+}
+
+// The report charts the slowest conversation of lossy-wan: every SEND and every message
+// made ready, each at its endpoint, and its packets with what the link did to them, as a
+// run that records every packet saw them.
+func TestTheReportChartsTheSlowestConversation(t *testing.T) {
+	cfg, res, d := reportDataOf(t, "lossy-wan")
+	require.NotEmpty(t, d.Conversations)
+	slowest := slices.MaxFunc(res.Conversations, func(a, b scenarios.ConversationResult) int {
+		return int(a.Latency.Max - b.Latency.Max)
+	})
+	c := d.Conversations[0]
+	require.Equal(t, slowest.Conversation.String(), c.Conversation, "the slowest first, as nothing failed")
+	assert.Contains(t, c.Why, "the slowest")
+	assert.Contains(t, c.Why, roundDuration(slowest.Latency.Max))
+	assert.Equal(t, []string{"Lisbon", "Tokyo"}, c.Lanes)
+	require.Zero(t, c.LeftOut, "the whole conversation fits")
+
+	count := func(word string) int64 {
+		n := 0
+		for _, st := range c.Steps {
+			if st.To == nil {
+				n += strings.Count(st.What, word)
+			}
+		}
+		return int64(n)
+	}
+	assert.Equal(t, slowest.MessagesSent, count("SEND seq"), "every SEND, END included")
+	assert.Equal(t, slowest.MessagesDelivered, count("ready: seq"), "every message made ready")
+
+	rec := cfg
+	rec.RecordFaults = true
+	recorded, err := scenarios.Run(rec, 1)
+	require.NoError(t, err)
+	type key struct {
+		from, to string
+		at       float64
+	}
+	steps := map[key]ChartStep{}
+	for _, st := range c.Steps {
+		if st.To != nil {
+			steps[key{c.Lanes[st.Lane], c.Lanes[*st.To], st.AtS}] = st
+			if st.Fate == "" || st.Fate == "corrupt" || st.Fate == "duplicated" {
+				assert.GreaterOrEqual(t, st.ArriveS, st.AtS, "an arrow arrives after it left: %+v", st)
+			}
+		}
+	}
+	lost := 0
+	for _, p := range recorded.Packets {
+		if p.Conversation.String() != c.Conversation {
+			continue
+		}
+		st, ok := steps[key{p.From, p.To, p.At.Seconds()}]
+		require.True(t, ok, "the packet %s copy %d at %v is in the chart", p.Key, p.Copy, p.At)
+		switch {
+		case p.Fate.Lost:
+			lost++
+			assert.Equal(t, "lost", st.Fate, "%s at %v", p.Key, p.At)
+		case p.Fate.Corrupt:
+			assert.Equal(t, "corrupt", st.Fate, "%s at %v", p.Key, p.At)
+		case p.Fate.Duplicate:
+			assert.Equal(t, "duplicated", st.Fate, "%s at %v", p.Key, p.At)
+			assert.Equal(t, p.DuplicateArrival.Seconds(), st.AgainS)
+		default:
+			assert.Empty(t, st.Fate, "%s at %v", p.Key, p.At)
+			assert.Equal(t, p.Arrival.Seconds(), st.ArriveS, "%s at %v", p.Key, p.At)
+		}
+	}
+	assert.Positive(t, lost, "the slowest conversation lost a packet on the lossy WAN")
+}
+
+// Conversations that failed are charted before the slowest: those a design finding names,
+// and those that did not deliver every message when the run stopped.
+func TestTheReportChartsFailingConversationsFirst(t *testing.T) {
+	_, res, d := reportDataOf(t, "fire-and-forget-outage")
+	require.NotEmpty(t, res.Findings)
+	require.NotEmpty(t, d.Conversations)
+	assert.Equal(t, res.Findings[0].Conversation.String(), d.Conversations[0].Conversation)
+	assert.Contains(t, d.Conversations[0].Why, "design finding "+res.Findings[0].ID)
+	slowest := slices.MaxFunc(res.Conversations, func(a, b scenarios.ConversationResult) int {
+		return int(a.Latency.Max - b.Latency.Max)
+	})
+	assert.True(t, slices.ContainsFunc(d.Conversations, func(c ChartedConversation) bool { return c.Conversation == slowest.Conversation.String() }),
+		"the slowest still has its chart")
+
+	_, res, d = reportDataOf(t, "lossy-wan", "limits.max_time=12s")
+	require.NotEmpty(t, d.Conversations)
+	first := d.Conversations[0]
+	i := slices.IndexFunc(res.Conversations, func(c scenarios.ConversationResult) bool { return c.Conversation.String() == first.Conversation })
+	require.GreaterOrEqual(t, i, 0)
+	if res.Violation == nil || res.Violation.Conversation == 0 {
+		assert.Less(t, res.Conversations[i].MessagesDelivered, res.Conversations[i].MessagesSent)
+		assert.Contains(t, first.Why, "were not delivered")
+	} else {
+		assert.Contains(t, first.Why, res.Violation.Rule+" broke on it")
+	}
+}
+
+// The timeline holds the faults and changes: partitions both ways, a queue set OFF and ON
+// by the timeline with its OFF span, a crash until its restart, and the end of the run.
+func TestTheReportsTimelineHasTheFaultsAndChanges(t *testing.T) {
+	entry := func(d ReportData, track, what string, at float64) (TimelineEntry, bool) {
+		for _, e := range d.Timeline {
+			if e.Track == track && e.What == what && e.AtS == at {
+				return e, true
+			}
+		}
+		return TimelineEntry{}, false
+	}
+	until := func(e TimelineEntry) float64 {
+		if e.UntilS == nil {
+			return -1
+		}
+		return *e.UntilS
+	}
+	_, res, d := reportDataOf(t, "partition-heals")
+	for _, track := range []string{"link East->West", "link West->East"} {
+		e, ok := entry(d, track, "down", 20)
+		require.True(t, ok, "the partition cuts %s: %+v", track, d.Timeline)
+		assert.Equal(t, 60.0, until(e))
+	}
+	last := d.Timeline[len(d.Timeline)-1]
+	assert.Equal(t, "the run", last.Track)
+	assert.Equal(t, res.EndTime.Seconds(), last.AtS)
+
+	_, _, d = reportDataOf(t, "queue-off-on")
+	_, ok := entry(d, "queue Warehouse/OrderQueue", "ALTER QUEUE STATUS OFF", 10)
+	assert.True(t, ok, "%+v", d.Timeline)
+	_, ok = entry(d, "queue Warehouse/OrderQueue", "ALTER QUEUE STATUS ON", 40)
+	assert.True(t, ok, "%+v", d.Timeline)
+	e, ok := entry(d, "queue Warehouse/OrderQueue", "OFF", 10)
+	require.True(t, ok, "%+v", d.Timeline)
+	assert.Equal(t, 40.0, until(e))
+
+	_, _, d = reportDataOf(t, "mirror-failover")
+	e, ok = entry(d, "instance Warehouse", "crashed, then restarted", 20)
+	require.True(t, ok, "%+v", d.Timeline)
+	assert.Equal(t, 30.0, until(e))
+	for i := 1; i < len(d.Timeline); i++ {
+		assert.LessOrEqual(t, d.Timeline[i-1].AtS, d.Timeline[i].AtS, "in time order")
+	}
+}
+
+// The report shows what report.json holds: the parameters, a sequence chart per charted
+// conversation and the timeline, each drawn inline, and report.json reads back as written.
+func TestTheReportShowsTheChartsTheTimelineAndTheParameters(t *testing.T) {
+	s, err := file.Library("partition-heals")
+	require.NoError(t, err)
+	cfg := s.Config
+	cfg.Conversations = true
+	res, err := scenarios.Run(cfg, 1)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	_, err = WriteAll(dir, res, NewSummary(res, s.Config.Name, s.Hash, Verdicts(s, res)), nil)
+	require.NoError(t, err)
+	d, err := NewReportData(cfg, 1, res)
+	require.NoError(t, err)
+	var js bytes.Buffer
+	require.NoError(t, WriteReportData(&js, d))
+	back, err := ReadReportData(bytes.NewReader(js.Bytes()))
+	require.NoError(t, err)
+	assert.Equal(t, d, back)
+	require.NoError(t, writeAtomic(filepath.Join(dir, ReportDataFile), func(w io.Writer) error {
+		_, err := w.Write(js.Bytes())
+		return err
+	}))
+	var b bytes.Buffer
+	require.NoError(t, WriteReportFromFolder(&b, dir, s.Question))
+	page := b.String()
+	svgs, err := filepath.Glob(filepath.Join(dir, "*.svg"))
+	require.NoError(t, err)
+	assert.Equal(t, len(svgs)+len(d.Conversations)+1, strings.Count(page, "<svg"), "the plots, a chart per conversation and the timeline")
+	for _, c := range d.Conversations {
+		assert.Contains(t, page, fmt.Sprintf(`<figure class="chart" id="conversation-%s"><svg`, c.Conversation))
+	}
+	assert.Contains(t, page, `<h2 id="timeline">`)
+	assert.Contains(t, page, "<td>link East-&gt;West</td><td>down</td>")
+	for _, p := range d.Parameters {
+		assert.Contains(t, page, "<td>"+html.EscapeString(p.Of)+"</td>")
+	}
+	for _, id := range []string{"verdict", "parameters", "key-figures", "conversations", "timeline", "plots", "figures"} {
+		assert.Contains(t, page, `href="#`+id+`"`, id)
+		assert.Contains(t, page, `id="`+id+`"`, id)
+	}
+}
