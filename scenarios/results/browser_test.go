@@ -175,6 +175,12 @@ type loadedPage struct {
 	EmptySVGs    []string   `json:"emptySVGs"`    // the inline <svg> shown (not in a closed <details>) with no area
 	Plots        int        `json:"plots"`        // how many plots (figure#plot-NAME > svg) there are
 	Figures      [][]string `json:"figures"`      // the cells of table#figures, row by row
+	// Verdicts are the verdict heading, each rule's verdict and each expectation's "held"
+	// cell, with whether it is drawn in red (more red than green).
+	Verdicts []struct {
+		Text string `json:"text"`
+		Red  bool   `json:"red"`
+	} `json:"verdicts"`
 }
 
 const readPage = `(() => {
@@ -186,6 +192,10 @@ return {
 	emptySVGs: shown.filter(s => { const r = s.getBoundingClientRect(); return r.width === 0 || r.height === 0; }).map(name),
 	plots: document.querySelectorAll('figure[id^="plot-"] > svg').length,
 	figures: [...document.querySelectorAll("#figures tbody tr")].map(r => [...r.cells].map(c => c.textContent)),
+	verdicts: [...document.querySelectorAll("#verdict, #invariants tbody td:nth-child(2), #expectations tbody td:nth-child(2)")].map(e => {
+		const [r, g] = getComputedStyle(e).color.match(/\d+/g).map(Number);
+		return {text: e.textContent, red: r > g};
+	}),
 };
 })()`
 
@@ -203,6 +213,10 @@ func load(t *testing.T, tab context.Context, trouble *pageTrouble, dir string) l
 	svgs, err := filepath.Glob(filepath.Join(dir, "*.svg"))
 	require.NoError(t, err)
 	assert.Equal(t, len(svgs), p.Plots, "%s: every plot of the folder drawn", url)
+	for _, v := range p.Verdicts {
+		failed := v.Text == VerdictViolated || v.Text == "no" || strings.HasPrefix(v.Text, "Verdict: FAILED")
+		assert.Equal(t, failed, v.Red, "%s: %q drawn in red if and only if it failed", url, v.Text)
+	}
 	return p
 }
 
