@@ -112,7 +112,7 @@ var reportTemplate = template.Must(template.Must(template.New("report").Funcs(te
 <h2 id="verdict" class="{{if .Summary.OK}}ok{{else}}failed{{end}}">Verdict: {{.Verdict}}</h2>
 {{range .Failed}}<p class="failed">{{.Name}}: got {{.Detail}}</p>{{end}}
 <table id="invariants"><thead><tr><th>Rule</th><th>Verdict</th><th>What it checks</th><th>Detail</th></tr></thead><tbody>
-{{range .Summary.Invariants.Rules}}<tr><td>{{.Rule}}</td><td class="{{if eq .Verdict "VIOLATED"}}failed{{else}}ok{{end}}">{{.Verdict}}</td><td>{{.Description}}</td><td>{{.Detail}}</td></tr>
+{{range .Summary.Invariants.Rules}}<tr><td>{{.Rule}}</td><td class="{{if eq .Verdict "violated"}}failed{{else}}ok{{end}}">{{.Verdict}}</td><td>{{.Description}}</td><td>{{.Detail}}</td></tr>
 {{end}}</tbody></table>
 <table id="expectations"><thead><tr><th>Expectation</th><th>Held</th><th>Value</th></tr></thead><tbody>
 {{range .Summary.Expectations}}<tr><td>{{.Name}}</td><td class="{{if .OK}}ok{{else}}failed{{end}}">{{if .OK}}yes{{else}}no{{end}}</td><td>{{.Detail}}</td></tr>
