@@ -259,7 +259,9 @@ func TestTheReportInABrowser(t *testing.T) {
 	}
 	checkFigures(t, page.Figures, okSum.Metrics)
 	for _, m := range okSum.Metrics[:min(3, len(okSum.Metrics))] {
-		assert.Contains(t, page.Text, strconv.FormatFloat(m.Value, 'g', 6, 64), "the value of %s as printed", m.Metric)
+		rounded, err := strconv.ParseFloat(strconv.FormatFloat(m.Value, 'g', 6, 64), 64)
+		require.NoError(t, err)
+		assert.Contains(t, page.Text, strconv.FormatFloat(rounded, 'f', -1, 64), "the value of %s as printed: six digits, no exponent", m.Metric)
 	}
 	checkSorting(t, tab)
 	screenshot(t, tab)
@@ -272,8 +274,9 @@ func TestTheReportInABrowser(t *testing.T) {
 	for _, e := range failedSum.Expectations {
 		if !e.OK {
 			failed++
-			assert.Contains(t, text, words(e.Name+": got "+e.Detail), "the failed expectation %q named first", e.Name)
-			assert.Contains(t, text, words(e.Name+" no "+e.Detail), "the failed expectation %q in the table", e.Name)
+			first, _, _ := strings.Cut(e.Detail, "\n") // the records under it are folded
+			assert.Contains(t, text, words(e.Name+": got "+first), "the failed expectation %q named first", e.Name)
+			assert.Contains(t, text, words(e.Name+" no "+first), "the failed expectation %q in the table", e.Name)
 		}
 	}
 	assert.Positive(t, failed, "the failing run has an expectation that failed")
@@ -288,16 +291,21 @@ func checkFigures(t *testing.T, rows [][]string, metrics []MetricValue) {
 	var wrong []string
 	for i, m := range metrics {
 		v, err := figureValue(rows[i][len(rows[i])-1])
-		if rows[i][0] != m.Metric || err != nil || math.Abs(v-m.Value) > 1e-5*max(1, math.Abs(m.Value)) {
+		unit := m.Unit
+		if unit == "duration" {
+			unit = "s"
+		}
+		if rows[i][0] != m.Metric || rows[i][2] != unit || err != nil || math.Abs(v-m.Value) > 1e-5*max(1, math.Abs(m.Value)) {
 			wrong = append(wrong, fmt.Sprintf("row %d %v for %s = %v", i, rows[i], m.Metric, m.Value))
 		}
 	}
 	assert.Empty(t, wrong, "figures unlike summary.json's metrics")
 }
 
-// figureValue reads a value of the figures table: a number, then " s" for a duration.
+// figureValue reads a value of the figures table: a plain number, its unit in the column
+// before it.
 func figureValue(cell string) (float64, error) {
-	return strconv.ParseFloat(strings.TrimSuffix(cell, " s"), 64)
+	return strconv.ParseFloat(cell, 64)
 }
 
 // checkSorting clicks the heading Value of the figures table, twice, and checks that the
@@ -313,7 +321,7 @@ func checkSorting(t *testing.T, tab context.Context) {
 	}
 	values := func() []float64 {
 		var vs []float64
-		for _, c := range column(2) {
+		for _, c := range column(3) {
 			v, err := figureValue(c)
 			require.NoError(t, err, c)
 			vs = append(vs, v)
@@ -325,11 +333,11 @@ func checkSorting(t *testing.T, tab context.Context) {
 	click := func(heading int) {
 		require.NoError(t, chromedp.Do(tab, chromedp.Click(chromedp.CSS(fmt.Sprintf("#figures thead th:nth-child(%d)", heading)))))
 	}
-	click(3)
+	click(4)
 	ascending := values()
 	assert.True(t, slices.IsSorted(ascending), "a click on Value sorts the figures by value: %v", ascending)
 	assert.ElementsMatch(t, before, ascending, "sorting keeps every row")
-	click(3)
+	click(4)
 	descending := values()
 	slices.Reverse(descending)
 	assert.True(t, slices.IsSorted(descending), "a second click sorts them the other way: %v", descending)

@@ -51,7 +51,7 @@ type reportPlot struct {
 }
 
 type reportMetric struct {
-	Metric, Subject, Value string
+	Metric, Subject, Unit, Value string
 }
 
 // svgHead finds the XML declaration and doctype an SVG file starts with, which inline SVG
@@ -70,7 +70,7 @@ func WriteReportFromFolder(w io.Writer, dir, question string) error {
 	}); err != nil {
 		return err
 	}
-	page := reportPage{Summary: s, Question: question, Verdict: "ok: every invariant and expectation held"}
+	page := reportPage{Summary: s, Question: question, Verdict: "ok, every invariant and expectation held"}
 	if !s.OK {
 		page.Verdict = "FAILED"
 	}
@@ -105,17 +105,17 @@ func WriteReportFromFolder(w io.Writer, dir, question string) error {
 	return err
 }
 
-var reportTemplate = template.Must(template.Must(template.New("report").Funcs(template.FuncMap{"sectionTitle": sectionTitle}).Parse(pageShell)).Parse(`{{template "head" .Summary.Scenario}}, seed {{.Summary.Seed}}: {{.Verdict}}{{template "body"}}
+var reportTemplate = template.Must(template.Must(template.New("report").Funcs(template.FuncMap{"sectionTitle": sectionTitle, "detail": detail}).Parse(pageShell)).Parse(`{{template "head" .Summary.Scenario}}, seed {{.Summary.Seed}}: {{.Verdict}}{{template "body"}}
 <h1>{{.Summary.Scenario}}, seed {{.Summary.Seed}}</h1>
 <nav>{{range .SectionLinks}}<a href="#{{.}}">{{sectionTitle .}}</a> {{end}}</nav>
 {{if .Question}}<p class="question">{{.Question}}</p>{{end}}
 <h2 id="verdict" class="{{if .Summary.OK}}ok{{else}}failed{{end}}">Verdict: {{.Verdict}}</h2>
-{{range .Failed}}<p class="failed">{{.Name}}: got {{.Detail}}</p>{{end}}
+{{range .Failed}}<p class="failed">{{.Name}}: got {{detail .Detail}}</p>{{end}}
 <table id="invariants"><thead><tr><th>Rule</th><th>Verdict</th><th>What it checks</th><th>Detail</th></tr></thead><tbody>
-{{range .Summary.Invariants.Rules}}<tr><td>{{.Rule}}</td><td class="{{if eq .Verdict "violated"}}failed{{else}}ok{{end}}">{{.Verdict}}</td><td>{{.Description}}</td><td>{{.Detail}}</td></tr>
+{{range .Summary.Invariants.Rules}}<tr><td>{{.Rule}}</td><td class="{{if eq .Verdict "violated"}}failed{{else}}ok{{end}}">{{.Verdict}}</td><td>{{.Description}}</td><td>{{detail .Detail}}</td></tr>
 {{end}}</tbody></table>
 <table id="expectations"><thead><tr><th>Expectation</th><th>Held</th><th>Value</th></tr></thead><tbody>
-{{range .Summary.Expectations}}<tr><td>{{.Name}}</td><td class="{{if .OK}}ok{{else}}failed{{end}}">{{if .OK}}yes{{else}}no{{end}}</td><td>{{.Detail}}</td></tr>
+{{range .Summary.Expectations}}<tr><td>{{.Name}}</td><td class="{{if .OK}}ok{{else}}failed{{end}}">{{if .OK}}yes{{else}}no{{end}}</td><td>{{detail .Detail}}</td></tr>
 {{end}}</tbody></table>
 <p>Ran to {{.Summary.EndTimeS}} s of simulated time in {{.Summary.Events}} events ({{.Summary.StopReason}}).</p>
 {{if .HasData}}<h2 id="parameters">Parameters</h2>
@@ -144,8 +144,8 @@ lost or dropped, orange when corrupt, dashed for acknowledgements alone. Hover a
 {{range .Plots}}<figure id="plot-{{.Name}}">{{.SVG}}<figcaption>{{.Name}}</figcaption></figure>
 {{end}}
 <h2 id="figures">Figures</h2>
-<table id="figures" class="sortable"><thead><tr><th>Metric</th><th>Of</th><th>Value</th></tr></thead><tbody>
-{{range .Metrics}}<tr><td>{{.Metric}}</td><td>{{.Subject}}</td><td>{{.Value}}</td></tr>
+<table id="figures" class="sortable"><thead><tr><th>Metric</th><th>Of</th><th>Unit</th><th>Value</th></tr></thead><tbody>
+{{range .Metrics}}<tr><td>{{.Metric}}</td><td>{{.Subject}}</td><td>{{.Unit}}</td><td>{{.Value}}</td></tr>
 {{end}}</tbody></table>
 {{template "tail"}}`))
 
@@ -182,13 +182,14 @@ func Report(args []string, stdout, stderr io.Writer) int {
 // closes the head with the style sheet, and "tail" ends the page with the script that
 // sorts a table by the column heading clicked. Nothing of it comes from the network.
 const pageShell = `{{define "head"}}<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.}}{{end}}{{define "body"}}</title>
 <style>
 body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;color:#222}
 .ok{color:#1a7f37}.failed{color:#cf222e}
 table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.2rem .5rem;text-align:left}
 th{cursor:pointer;background:#f3f3f3}figure{display:inline-block;margin:1rem}svg{max-width:100%;height:auto}
+pre{white-space:pre-wrap;font-size:.85em}nav a{margin-right:.6rem}
 </style></head><body>{{end}}{{define "tail"}}<script>
 document.querySelectorAll("table th").forEach(function(th){th.addEventListener("click",function(){
 var t=th.closest("table"),b=t.tBodies[0],i=Array.prototype.indexOf.call(th.parentNode.children,th),d=th.dataset.desc==="1";
@@ -213,9 +214,27 @@ func metricRow(m MetricValue) reportMetric {
 	case m.Instance != "":
 		subject = "instance " + m.Instance
 	}
-	value := strconv.FormatFloat(m.Value, 'g', 6, 64)
-	if m.Unit == "duration" {
-		value += " s"
+	unit := m.Unit
+	if unit == "duration" {
+		unit = "s"
 	}
-	return reportMetric{m.Metric, subject, value}
+	return reportMetric{m.Metric, subject, unit, plainNumber(m.Value)}
+}
+
+// plainNumber prints a value of the report's tables to six significant digits, without an
+// exponent: 4279600, 0.094719, 0.000001.
+func plainNumber(v float64) string {
+	rounded, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 6, 64), 64)
+	return strconv.FormatFloat(rounded, 'f', -1, 64)
+}
+
+// detail shows a verdict's detail: its first line, and the rest (a violation's records)
+// folded under it.
+func detail(text string) template.HTML {
+	first, rest, ok := strings.Cut(text, "\n")
+	h := template.HTMLEscapeString(first)
+	if ok && strings.TrimSpace(rest) != "" {
+		h += `<details><summary>the records</summary><pre>` + template.HTMLEscapeString(rest) + `</pre></details>`
+	}
+	return template.HTML(h)
 }

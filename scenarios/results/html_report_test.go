@@ -80,7 +80,11 @@ func TestTheReportOfAFailingRunNamesWhatFailed(t *testing.T) {
 	assert.Contains(t, page, `<h2 id="verdict" class="failed">Verdict: FAILED</h2>`)
 	for _, e := range sum.Expectations {
 		if !e.OK {
-			assert.Contains(t, page, html.EscapeString(e.Name)+": got "+html.EscapeString(e.Detail))
+			first, rest, folded := strings.Cut(e.Detail, "\n")
+			assert.Contains(t, page, html.EscapeString(e.Name)+": got "+html.EscapeString(first))
+			if folded { // a violation's records, folded under the line that says it
+				assert.Contains(t, page, "<pre>"+html.EscapeString(rest)+"</pre>")
+			}
 		}
 	}
 }
