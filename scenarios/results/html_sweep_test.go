@@ -25,6 +25,12 @@ const readersKey = "instances.Warehouse.databases.Warehouse.queues.OrderQueue.ac
 // report.html.
 func sweepReportOf(t *testing.T, name, param string, seeds int) (string, string, string) {
 	t.Helper()
+	return sweepReportExiting(t, ExitOK, name, param, seeds)
+}
+
+// sweepReportExiting is sweepReportOf for a sweep that exits with code.
+func sweepReportExiting(t *testing.T, code int, name, param string, seeds int) (string, string, string) {
+	t.Helper()
 	s, err := file.Library(name)
 	require.NoError(t, err)
 	p, err := batch.ParseParam(param)
@@ -33,8 +39,8 @@ func sweepReportOf(t *testing.T, name, param string, seeds int) (string, string,
 	require.NoError(t, err)
 	dir := filepath.Join(t.TempDir(), "sweep")
 	var out, errOut bytes.Buffer
-	code := RunSweep(context.Background(), &out, &errOut, name, sw, BatchOptions{Out: dir, Workers: 1})
-	require.Equal(t, ExitOK, code, "%s%s", out.String(), errOut.String())
+	got := RunSweep(context.Background(), &out, &errOut, name, sw, BatchOptions{Out: dir, Workers: 1})
+	require.Equal(t, code, got, "%s%s", out.String(), errOut.String())
 	page, err := os.ReadFile(filepath.Join(dir, ReportFile))
 	require.NoError(t, err)
 	return dir, out.String(), string(page)
@@ -120,4 +126,18 @@ func TestTheSweepReportShowsTheExpectationsOverTheSeeds(t *testing.T) {
 	}
 	require.False(t, over[0].OK, "a share of 90%% of 2 seeds that neither met: %s", over[0].Got)
 	assert.Contains(t, page, `<p class="failed">workloads.0.dialogs=20: `+html.EscapeString(over[0].Expectation+": "+over[0].Got)+";")
+}
+
+// A run that breaks an invariant makes the sweep's verdict FAILED, and the report names the
+// run, the rule and the command that replays it, with the first line of the violation in
+// its point's column of invariants; a sweep of values that are not numbers has no plot,
+// and says so.
+func TestTheSweepReportNamesTheRunThatBrokeAnInvariant(t *testing.T) {
+	_, _, page := sweepReportExiting(t, ExitFailed, "how-many-readers", "broker.defects=[activate-beyond-max],[]", 1)
+	assert.Contains(t, page, `Verdict: FAILED: 1 of 2 runs broke an invariant; 1 of 2 points failed their expectations or invariants</h2>`)
+	assert.Contains(t, page, `<p class="failed">broker.defects=[activate-beyond-max], seed 1: INV-8 violated<br>replay: <code>go run ./cmd/simulate run how-many-readers -set &#39;broker.defects=[activate-beyond-max]&#39; -seed 1`)
+	assert.Regexp(t, `<td class="failed">failed on 1 of 1 seeds; seed 1 got violated: INV-8 violated at t=\S+: [^<\n]* \.\.\.</td>`, page,
+		"the violation's first line, not its records")
+	assert.Contains(t, page, "<tr><td>broker.defects=[]</td><td class=\"ok\">ok</td><td>1 of 1</td>")
+	assert.Contains(t, page, "<p>No plots: the values of the first key are not numbers or durations.</p>")
 }

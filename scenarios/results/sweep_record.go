@@ -106,7 +106,11 @@ func perSeedExpectation(what string, v *batch.PointVerdict) PointExpectation {
 	for _, f := range v.Failures {
 		for _, r := range f.Reasons {
 			if got, ok := strings.CutPrefix(r, prefix); ok {
-				failed = append(failed, fmt.Sprintf("seed %d got %s", f.Seed, strings.TrimSuffix(got, ")")))
+				got = strings.TrimSuffix(got, ")")
+				if line, _, cut := strings.Cut(got, "\n"); cut { // a violation and its records: the first line says it
+					got = line + " ..."
+				}
+				failed = append(failed, fmt.Sprintf("seed %d got %s", f.Seed, got))
 				break
 			}
 		}
