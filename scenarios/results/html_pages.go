@@ -11,7 +11,8 @@ import (
 )
 
 // otherPage is the page simulate report writes again in dir when dir is not a run's
-// folder: a sweep's report.html (its folder has sweep.json) or a counterexample card's
+// folder: a sweep's report.html (its folder has sweep.json; one with sweep.csv alone is an
+// error that says why) or a counterexample card's
 // card.html (its folder has card.txt, or the files of a card without it, which is an
 // error WriteCardPageFromFolder says). write is nil for a run's folder.
 func otherPage(dir string) (name string, write func(io.Writer) error) {
@@ -19,6 +20,10 @@ func otherPage(dir string) (name string, write func(io.Writer) error) {
 	switch {
 	case has(SweepRecordFile):
 		return ReportFile, func(w io.Writer) error { return WriteSweepReportFromFolder(w, dir) }
+	case has(SweepFile):
+		return ReportFile, func(io.Writer) error {
+			return fmt.Errorf("sweep %s: no %s, which a sweep's report is drawn from (a sweep before it wrote none): sweep again", dir, SweepRecordFile)
+		}
 	case has(shrink.CardFile) || has(shrink.ChartFile) || has(shrink.CaseFile) && !has(SummaryFile):
 		return CardPageFile, func(w io.Writer) error { return WriteCardPageFromFolder(w, dir) }
 	}

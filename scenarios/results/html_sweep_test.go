@@ -141,3 +141,14 @@ func TestTheSweepReportNamesTheRunThatBrokeAnInvariant(t *testing.T) {
 	assert.Contains(t, page, "<tr><td>broker.defects=[]</td><td class=\"ok\">ok</td><td>1 of 1</td>")
 	assert.Contains(t, page, "<p>No plots: the values of the first key are not numbers or durations.</p>")
 }
+
+// simulate report DIR on a sweep's folder without sweep.json (written before it) says what
+// is missing rather than looking for a run's summary.json.
+func TestReportOfASweepWithoutItsRecordSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, SweepFile), []byte("seed,subject,metric,unit,value\n"), 0o644))
+	var stderr bytes.Buffer
+	assert.Equal(t, ExitUsage, Report([]string{dir}, io.Discard, &stderr))
+	assert.Contains(t, stderr.String(), "no sweep.json, which a sweep's report is drawn from")
+	assert.NoFileExists(t, filepath.Join(dir, ReportFile))
+}
