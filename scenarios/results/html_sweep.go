@@ -77,45 +77,7 @@ func WriteSweepReportFromFolder(w io.Writer, dir string) error {
 	}); err != nil {
 		return err
 	}
-	page.Runs = len(lines)
-	held := map[string][2]int{} // by point, the runs that held their invariants and all its runs
-	for _, l := range lines {
-		n := held[pointName(l.Point)]
-		n[1]++
-		if l.OK {
-			n[0]++
-		} else {
-			page.Broken = append(page.Broken, l)
-		}
-		held[pointName(l.Point)] = n
-	}
-	for _, p := range rec.Points {
-		for _, e := range p.Expectations {
-			if !slices.Contains(page.Expectations, e.Expectation) {
-				page.Expectations = append(page.Expectations, e.Expectation)
-			}
-		}
-	}
-	for _, p := range rec.Points {
-		n := held[pointName(p.Point)]
-		row := sweepPoint{Name: pointName(p.Point), OK: p.OK, Held: fmt.Sprintf("%d of %d", n[0], n[1])}
-		for _, e := range page.Expectations {
-			row.Cells = append(row.Cells, expectationAt(p, e))
-		}
-		for _, f := range p.Failures {
-			for _, r := range f.Reasons {
-				if !slices.ContainsFunc(p.Expectations, func(e PointExpectation) bool { return strings.HasPrefix(r, "FAILED: "+e.Expectation+" (got ") }) {
-					row.Other = append(row.Other, fmt.Sprintf("seed %d: %s", f.Seed, r))
-				}
-			}
-		}
-		page.Points = append(page.Points, row)
-		if !p.OK {
-			page.FailedPoints = append(page.FailedPoints, row)
-		}
-	}
-	page.OK = len(page.Broken) == 0 && len(page.FailedPoints) == 0
-	page.Verdict = sweepVerdict(page)
+	page.judge(lines)
 	var err error
 	if page.Plots, err = inlinePlots(dir); err != nil {
 		return err
@@ -131,6 +93,57 @@ func WriteSweepReportFromFolder(w io.Writer, dir string) error {
 	}
 	_, err = w.Write(b.Bytes())
 	return err
+}
+
+// judge fills the page's verdict from the record's points and the runs' lines of
+// seeds.jsonl: the runs that broke an invariant, each point's row, those that failed.
+func (page *sweepPage) judge(lines []SeedLine) {
+	page.Runs = len(lines)
+	held := map[string][2]int{} // by point, the runs that held their invariants and all its runs
+	for _, l := range lines {
+		n := held[pointName(l.Point)]
+		n[1]++
+		if l.OK {
+			n[0]++
+		} else {
+			page.Broken = append(page.Broken, l)
+		}
+		held[pointName(l.Point)] = n
+	}
+	for _, p := range page.Record.Points {
+		for _, e := range p.Expectations {
+			if !slices.Contains(page.Expectations, e.Expectation) {
+				page.Expectations = append(page.Expectations, e.Expectation)
+			}
+		}
+	}
+	for _, p := range page.Record.Points {
+		row := pointRow(p, page.Expectations, held[pointName(p.Point)])
+		page.Points = append(page.Points, row)
+		if !p.OK {
+			page.FailedPoints = append(page.FailedPoints, row)
+		}
+	}
+	page.OK = len(page.Broken) == 0 && len(page.FailedPoints) == 0
+	page.Verdict = sweepVerdict(*page)
+}
+
+// pointRow is the row of point p: its verdict, held (the runs that held their invariants,
+// of its runs), the verdict of each expectation in columns, and the reasons of its failed
+// seeds that no expectation's cell says.
+func pointRow(p PointRecord, columns []string, held [2]int) sweepPoint {
+	row := sweepPoint{Name: pointName(p.Point), OK: p.OK, Held: fmt.Sprintf("%d of %d", held[0], held[1])}
+	for _, e := range columns {
+		row.Cells = append(row.Cells, expectationAt(p, e))
+	}
+	for _, f := range p.Failures {
+		for _, r := range f.Reasons {
+			if !slices.ContainsFunc(p.Expectations, func(e PointExpectation) bool { return strings.HasPrefix(r, "FAILED: "+e.Expectation+" (got ") }) {
+				row.Other = append(row.Other, fmt.Sprintf("seed %d: %s", f.Seed, r))
+			}
+		}
+	}
+	return row
 }
 
 // sweepVerdict says whether every run held its invariants and every point met its
@@ -198,14 +211,14 @@ func readSeedLines(r io.Reader) ([]SeedLine, error) {
 }
 
 // readRows reads sweep.csv: its header, and up to maxSweepRows rows.
-func (p *sweepPage) readRows(r io.Reader) error {
+func (page *sweepPage) readRows(r io.Reader) error {
 	c := csv.NewReader(r)
 	c.ReuseRecord = false
 	header, err := c.Read()
 	if err != nil {
 		return err
 	}
-	p.Header = header
+	page.Header = header
 	for {
 		row, err := c.Read()
 		if errors.Is(err, io.EOF) {
@@ -214,8 +227,8 @@ func (p *sweepPage) readRows(r io.Reader) error {
 		if err != nil {
 			return err
 		}
-		if p.AllRows++; len(p.Rows) < maxSweepRows {
-			p.Rows = append(p.Rows, row)
+		if page.AllRows++; len(page.Rows) < maxSweepRows {
+			page.Rows = append(page.Rows, row)
 		}
 	}
 }
