@@ -205,7 +205,9 @@ func TestCheckAndSweepStopCleanlyOnASignal(t *testing.T) {
 				"sweep-readers-peak.png", "sweep-readers-peak.svg",
 				// and the metrics lossy-wan's expectations name
 				"sweep-dialogs-ended.png", "sweep-dialogs-ended.svg", "sweep-round_trip-p50.png", "sweep-round_trip-p50.svg",
-				"sweep-round_trip-p99.png", "sweep-round_trip-p99.svg", "sweep-transmission_queue-rows.png", "sweep-transmission_queue-rows.svg"}},
+				"sweep-round_trip-p99.png", "sweep-round_trip-p99.svg", "sweep-transmission_queue-rows.png", "sweep-transmission_queue-rows.svg",
+				// and the sweep's record and its report, which says it was interrupted
+				results.SweepRecordFile, results.ReportFile}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -244,6 +246,9 @@ func TestCheckAndSweepStopCleanlyOnASignal(t *testing.T) {
 				require.NoError(t, err)
 				assert.Contains(t, string(data), "\n1s,"+strconv.Itoa(n)+",all,", "the last finished run's rows")
 				assert.NotContains(t, string(data), "\n1s,"+strconv.Itoa(n+1)+",", "a run that did not finish")
+				page, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
+				require.NoError(t, err)
+				assert.Contains(t, string(page), "Verdict: interrupted: "+strconv.Itoa(n)+" of 10000 runs finished; ok: ")
 			}
 		})
 	}

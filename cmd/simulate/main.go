@@ -97,7 +97,7 @@ func subcommands() []subcommand {
 		{"lint", "FILE|FILE.sql|DIR... [-map ...] [-var ...] [-db NAME]", "validate scenario files or T-SQL scripts, then diagnose their designs: stable IDs, line and column, severity and a fix (docs/lint.md)",
 			"  simulate lint my-design.yaml\n  simulate lint deploy.sql -var DbName=Orders\n", cmdLint},
 		{"plot", "DIR", "draw the plots again from the results written in DIR", "  simulate plot results/lossy-wan-seed-7\n", cmdPlot},
-		{"report", "DIR", "write report.html again from the results written in DIR (docs/outputs.md#reporthtml)", "  simulate report results/lossy-wan-seed-7\n", cmdReport},
+		{"report", "DIR", "write report.html (of a run or a sweep) or card.html (of a counterexample card) again from the files in DIR (docs/outputs.md#reporthtml)", "  simulate report results/lossy-wan-seed-7\n  simulate report sbsim-results/explore-lossy-wan/seed-3/card\n", cmdReport},
 	}
 }
 

@@ -24,7 +24,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return err
 	})
 	seeds := fs.Int("seeds", 5, "seeds 1 to `N` for every point")
-	out := fs.String("out", "", "`DIR` for sweep.csv, seeds.jsonl and the plots (default sbsim-results/sweep-NAME)")
+	out := fs.String("out", "", "`DIR` for sweep.csv, seeds.jsonl, the plots, sweep.json and report.html (default sbsim-results/sweep-NAME)")
 	nworkers := fs.Int("workers", workers(), "parallel runs, `N`; the results do not depend on it")
 	verbose := fs.Bool("v", false, "print every run as it finishes, not only those that break an invariant")
 	pos, code, done := parseInterleaved(fs, args, stdout)

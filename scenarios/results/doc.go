@@ -4,7 +4,9 @@
 // series.csv (the figures sampled over time, in long form), latency_cdf.csv (the latency
 // distribution per priority level), trace.jsonl (the trace records, one JSON object a
 // line) and the plots, PNG and SVG, drawn by package plots, with the scenario's copy and
-// replay.sh (WriteRunFolder); for a sweep, sweep.csv and its plots (SweepWriter); for a
+// replay.sh (WriteRunFolder); for a sweep, sweep.csv, its plots, sweep.json (the points'
+// verdicts) and its report.html (SweepWriter, WriteSweepReportFromFolder); for a kept
+// seed's counterexample card, card.html beside card.txt (WriteCardPageFromFolder); for a
 // check or a sweep, seeds.jsonl, a line per run as it finishes (BatchReport), and the
 // report of -check-determinism (CheckDeterminism, RunDeterminism). Every file goes into a
 // Folder: written under a temporary name and renamed into place once whole, and listed in

@@ -159,6 +159,8 @@ func writeCard(stdout, stderr io.Writer, cfg scenarios.Config, seed uint64, out 
 	}
 	if _, err := shrunk.WriteCard(filepath.Join(out, CardFolder)); err != nil {
 		fmt.Fprintf(stderr, "simulate: %v\n", err)
+	} else if err := writeCardPage(filepath.Join(out, CardFolder)); err != nil {
+		fmt.Fprintf(stderr, "simulate: %v\n", err)
 	}
 }
 
@@ -168,5 +170,10 @@ const CardFolder = "card"
 // cardLine says where the counterexample card of a kept seed (what names it, as "seed
 // 3") is, out being the seed's folder.
 func cardLine(stdout io.Writer, what, out string) {
+	page := filepath.Join(out, CardFolder, CardPageFile)
+	if _, err := os.Stat(page); err == nil {
+		fmt.Fprintf(stdout, "      %s: its counterexample card is %s (%s in a browser)\n", what, filepath.Join(out, CardFolder, shrink.CardFile), page)
+		return
+	}
 	fmt.Fprintf(stdout, "      %s: its counterexample card is %s\n", what, filepath.Join(out, CardFolder, shrink.CardFile))
 }

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 
 	"github.com/sbsim/sbsim/scenarios/file"
 )
@@ -79,17 +77,9 @@ func WriteReportFromFolder(w io.Writer, dir, question string) error {
 			page.Failed = append(page.Failed, v)
 		}
 	}
-	svgs, err := filepath.Glob(filepath.Join(dir, "*.svg"))
-	if err != nil {
+	var err error
+	if page.Plots, err = inlinePlots(dir); err != nil {
 		return err
-	}
-	for _, p := range svgs {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		inline := svgHead.ReplaceAll(data, []byte("$1"))
-		page.Plots = append(page.Plots, reportPlot{Name: strings.TrimSuffix(filepath.Base(p), ".svg"), SVG: template.HTML(inline)})
 	}
 	for _, m := range s.Metrics {
 		page.Metrics = append(page.Metrics, metricRow(m))
@@ -150,31 +140,24 @@ lost or dropped, orange when corrupt, dashed for acknowledgements alone. Hover a
 {{template "tail"}}`))
 
 // Report is `simulate report DIR`: report.html written again from the run folder DIR, the
-// question from the scenario's copy there; the exit code ExitUsage when DIR holds no run.
+// question from the scenario's copy there, or the page of a sweep's folder or of a card's
+// (otherPage); the exit code ExitUsage when DIR holds no run.
 func Report(args []string, stdout, stderr io.Writer) int {
 	if len(args) != 1 {
-		fmt.Fprintln(stderr, "simulate report: want the directory a run wrote (simulate run ... -out DIR)")
+		fmt.Fprintln(stderr, "simulate report: want the directory a run, a sweep or a counterexample card wrote (simulate run ... -out DIR)")
 		return ExitUsage
 	}
 	dir := args[0]
+	if name, write := otherPage(dir); write != nil {
+		return rebuildPage(dir, name, write, stdout, stderr)
+	}
 	question := ""
 	if copies, _ := filepath.Glob(filepath.Join(dir, "*.yaml")); len(copies) == 1 {
 		if s, err := file.LoadFile(copies[0]); err == nil {
 			question = s.Question
 		}
 	}
-	var b bytes.Buffer
-	if err := WriteReportFromFolder(&b, dir, question); err != nil {
-		fmt.Fprintf(stderr, "simulate report: %v\n", err)
-		return ExitUsage
-	}
-	path := filepath.Join(dir, ReportFile)
-	if err := writeAtomic(path, func(w io.Writer) error { _, err := w.Write(b.Bytes()); return err }); err != nil {
-		fmt.Fprintf(stderr, "simulate report: %v\n", err)
-		return ExitNotWritten
-	}
-	fmt.Fprintln(stdout, path)
-	return ExitOK
+	return rebuildPage(dir, ReportFile, func(w io.Writer) error { return WriteReportFromFolder(w, dir, question) }, stdout, stderr)
 }
 
 // pageShell is the frame every HTML page of sbsim shares (report.html, a sweep's, a

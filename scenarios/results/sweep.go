@@ -39,6 +39,8 @@ type SweepWriter struct {
 	// series holds, by plotted metric, by line, by point, the values over seeds.
 	plotted []sweepPlot
 	series  []map[string][][]float64
+	// record is sweep.json: the sweep and the verdicts of its points as they finish.
+	record SweepRecord
 }
 
 // NewSweepWriter starts the folder's sweep.csv, under a temporary name until Close, and
@@ -48,7 +50,7 @@ func NewSweepWriter(folder *Folder, sw *batch.Sweep) (*SweepWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &SweepWriter{folder: folder, sw: sw, f: f, out: bufio.NewWriterSize(f, 1<<16)}
+	w := &SweepWriter{folder: folder, sw: sw, f: f, out: bufio.NewWriterSize(f, 1<<16), record: newSweepRecord(sw)}
 	w.csv = csv.NewWriter(w.out)
 	var header []string
 	for _, p := range sw.Params {
@@ -65,6 +67,9 @@ func NewSweepWriter(folder *Folder, sw *batch.Sweep) (*SweepWriter, error) {
 // Add writes one run's rows and keeps its plotted values. A write that fails stops the
 // writing; Close returns its error.
 func (w *SweepWriter) Add(r batch.SweepRun) {
+	if r.Expectations != nil {
+		w.record.Points = append(w.record.Points, pointRecord(w.sw, r.Expectations))
+	}
 	if w.csv.Error() != nil {
 		return
 	}
@@ -90,8 +95,10 @@ func (w *SweepWriter) Add(r batch.SweepRun) {
 	}
 }
 
-// Close finishes sweep.csv, renames it into place, draws the plots and returns the paths
-// it wrote. A sweep.csv that could not be written whole is removed. The folder stays open.
+// Close finishes sweep.csv, renames it into place, draws the plots, writes sweep.json and,
+// last, report.html from the folder's files (WriteSweepReportFromFolder), and returns the
+// paths it wrote. A sweep.csv that could not be written whole is removed. The folder
+// stays open.
 func (w *SweepWriter) Close() ([]string, error) {
 	w.csv.Flush()
 	err := w.csv.Error()
@@ -106,7 +113,11 @@ func (w *SweepWriter) Close() ([]string, error) {
 		return nil, err
 	}
 	plotted, err := w.plots()
-	return append([]string{w.f.path}, plotted...), err
+	files := append([]string{w.f.path}, plotted...)
+	if err != nil {
+		return files, err
+	}
+	return w.writeReport(files)
 }
 
 // measureValue is a measure in the unit the files write: seconds for a duration.

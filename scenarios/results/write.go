@@ -216,10 +216,11 @@ func SayWritten(w io.Writer, dir string, files []string) {
 // runs broke an invariant.
 func SaySwept(w io.Writer, sw *batch.Sweep, runs, failed int, files []string) {
 	fmt.Fprintf(w, "%d points x %d seeds = %d runs; wrote %s\n", len(sw.Points), sw.Seeds, runs, strings.Join(files, ", "))
-	if len(files) == 1 {
+	if !slices.ContainsFunc(files, func(p string) bool { return strings.HasSuffix(p, ".svg") }) {
 		fmt.Fprintf(w, "no plots: the values of %s are not numbers or durations\n", sw.Params[0].Key)
 	}
 	if failed > 0 {
 		fmt.Fprintf(w, "%d runs broke an invariant\n", failed)
 	}
+	sayReport(w, files)
 }
