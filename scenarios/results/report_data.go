@@ -84,7 +84,8 @@ const (
 // charts' conversations are chosen from res: the one an invariant broke on, those a design
 // finding names, those that did not deliver every message, and the slowest. Their records
 // and packets come from a second run of the same config and seed, which keeps only
-// theirs; it must end as the first did, since runs are deterministic.
+// theirs; it must end as the first did, since runs are deterministic. A config's Go hooks
+// (programs, workload hooks) run again in it.
 func NewReportData(cfg scenarios.Config, seed uint64, res *scenarios.Result) (ReportData, error) {
 	cat, err := model.Compile(cfg.Instances)
 	if err != nil {
@@ -503,11 +504,35 @@ func (r *chartRecorder) recordText(t *model.TraceRecord) string {
 	case model.TraceMessageReturned:
 		return "rolled back onto the queue: " + msg
 	case model.TraceFragmentDiscarded:
-		return fmt.Sprintf("discarded a fragment of seq %d: %s", t.Sequence, t.Reason)
+		return fmt.Sprintf("discarded a fragment of seq %d: %s", t.Sequence, reasonText(t.Reason))
 	case model.TraceRowRemoved:
-		return fmt.Sprintf("dropped seq %d from the transmission queue: %s", t.Sequence, t.Reason)
+		return fmt.Sprintf("dropped seq %d from the transmission queue: %s", t.Sequence, reasonText(t.Reason))
 	}
 	return t.Kind.String()
+}
+
+// reasonWords say what a discard's reason means, after its name.
+var reasonWords = map[model.Reason]string{
+	model.ReasonEndWithError:   "END CONVERSATION WITH ERROR",
+	model.ReasonCleanup:        "END CONVERSATION WITH CLEANUP",
+	model.ReasonLifetime:       "the dialog's lifetime expired",
+	model.ReasonErrorReceived:  "an Error arrived for the dialog",
+	model.ReasonRemoteEnded:    "the far side ended",
+	model.ReasonWindow:         "beyond the out-of-order window",
+	model.ReasonClosedEndpoint: "for an endpoint closed or ended",
+	model.ReasonUnknownDialog:  "for a dialog this side no longer knows",
+	model.ReasonTargetRefused:  "the target service is unknown or refuses the contract",
+	model.ReasonNoRoute:        "msdb has no route for it",
+	model.ReasonNotForwarded:   "msdb routes it elsewhere and forwarding is off",
+	model.ReasonForwardFull:    "the forwarder's MESSAGE_FORWARD_SIZE is full",
+	model.ReasonHops:           "it made its last hop",
+}
+
+func reasonText(r model.Reason) string {
+	if w, ok := reasonWords[r]; ok {
+		return fmt.Sprintf("%s (%s)", r, w)
+	}
+	return r.String()
 }
 
 // Parameters are the scenario's parameters the report lists: the run's limits and

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/file"
 )
@@ -213,4 +214,17 @@ func TestTheReportShowsTheChartsTheTimelineAndTheParameters(t *testing.T) {
 		assert.Contains(t, page, `href="#`+id+`"`, id)
 		assert.Contains(t, page, `id="`+id+`"`, id)
 	}
+}
+
+// Every reason a fragment or a row is discarded for has its words in the charts, so that a
+// new reason cannot reach a chart as a bare name.
+func TestEveryDiscardReasonHasItsWords(t *testing.T) {
+	n := 0
+	for r := model.Reason(1); !strings.HasPrefix(r.String(), "Reason("); r++ {
+		if r.IsDiscard() {
+			n++
+			assert.Contains(t, reasonWords, r, "%s", r)
+		}
+	}
+	assert.Equal(t, len(reasonWords), n, "no words for a reason that is no discard")
 }
