@@ -52,39 +52,48 @@ func TestARecordedFaultPlanReplaysTheRunWithoutTheLinksStreams(t *testing.T) {
 	}
 }
 
-// A packet sink sees every packet the links were offered, with what they did to it, as
-// Result.Packets would hold them, and the packets themselves; it changes nothing in the
-// run: the trace is the same record for record with it and without it.
+// A packet sink sees every packet the links were offered, once, with what they did to it,
+// as Result.Packets would hold them, and the packets themselves; it changes nothing in the
+// run: the trace is the same record for record with it and without it. A run with a
+// design finding runs again for the finding's records (Run): the sink sees the packets of
+// the first run only.
 func TestAPacketSinkSeesThePacketsAndChangesNothing(t *testing.T) {
-	s, err := file.Library("lossy-wan")
-	require.NoError(t, err)
-	cfg := s.Config
-	cfg.Trace, cfg.CheckInvariants = true, true
-	plain, err := scenarios.Run(cfg, 1)
-	require.NoError(t, err)
+	for _, name := range []string{"lossy-wan", "fire-and-forget-outage"} {
+		t.Run(name, func(t *testing.T) {
+			s, err := file.Library(name)
+			require.NoError(t, err)
+			cfg := s.Config
+			cfg.Trace, cfg.CheckInvariants = true, true
+			plain, err := scenarios.Run(cfg, 1)
+			require.NoError(t, err)
+			rec := cfg
+			rec.RecordFaults = true
+			recorded, err := scenarios.Run(rec, 1)
+			require.NoError(t, err)
 
-	rec := cfg
-	rec.RecordFaults = true
-	recorded, err := scenarios.Run(rec, 1)
-	require.NoError(t, err)
-	sunk := cfg // no RecordFaults: the sink alone
-	var seen []scenarios.SentPacket
-	fragments := 0
-	sunk.PacketSink = scenarios.PacketSinkFunc(func(sent *scenarios.SentPacket, p *model.Packet) {
-		seen = append(seen, *sent)
-		fragments += len(p.Fragments)
-		assert.Equal(t, sent.Fragments, len(p.Fragments))
-		assert.Equal(t, sent.Acks, len(p.Acks))
-	})
-	got, err := scenarios.Run(sunk, 1)
-	require.NoError(t, err)
-	require.NotEmpty(t, seen)
-	assert.Nil(t, got.Packets, "the sink alone keeps no packet in the result")
-	assert.Equal(t, recorded.Packets, seen, "the sink sees what Result.Packets holds, in its order")
-	assert.Positive(t, fragments)
-	require.Equal(t, len(plain.Trace), len(got.Trace))
-	for i := range plain.Trace {
-		require.Equal(t, plain.Trace[i], got.Trace[i], "record %d", i)
+			sunk := cfg // no RecordFaults: the sink alone
+			var seen []scenarios.SentPacket
+			fragments := 0
+			sunk.PacketSink = scenarios.PacketSinkFunc(func(sent *scenarios.SentPacket, p *model.Packet) {
+				seen = append(seen, *sent)
+				fragments += len(p.Fragments)
+				assert.Equal(t, sent.Fragments, len(p.Fragments))
+				assert.Equal(t, sent.Acks, len(p.Acks))
+			})
+			got, err := scenarios.Run(sunk, 1)
+			require.NoError(t, err)
+			require.NotEmpty(t, seen)
+			assert.Nil(t, got.Packets, "the sink alone keeps no packet in the result")
+			assert.Equal(t, recorded.Packets, seen, "the sink sees what Result.Packets holds, in its order, once")
+			assert.Positive(t, fragments)
+			require.Equal(t, len(plain.Trace), len(got.Trace))
+			for i := range plain.Trace {
+				require.Equal(t, plain.Trace[i], got.Trace[i], "record %d", i)
+			}
+			if name == "fire-and-forget-outage" {
+				assert.NotEmpty(t, got.Findings, "a run with findings, run twice")
+			}
+		})
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 // (Violation.Records, Finding.Records).
 // The second run must reach the same verdict, since runs are deterministic; if it does
 // not, Run returns an error that says how the two differ. Hooks run twice then, and
-// TraceSink sees the records of the first run only.
+// TraceSink and PacketSink see the records and packets of the first run only.
 func Run(cfg Config, seed uint64) (*Result, error) {
 	res, err := runOnce(cfg, seed, histories{})
 	if err != nil || !cfg.CheckInvariants || (res.Violation == nil && len(res.Findings) == 0) {
@@ -58,6 +58,7 @@ func withHistories(cfg Config, seed uint64, res *Result) (*Result, error) {
 	if cfg.TraceSink != nil {
 		cfg.TraceSink = DiscardTrace // it has the records; the run traces as before
 	}
+	cfg.PacketSink = nil // it has the packets
 	h := histories{of: []model.ConversationID{}}
 	if res.Violation != nil {
 		h.of = append(h.of, res.Violation.Conversation)

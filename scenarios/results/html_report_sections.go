@@ -118,10 +118,10 @@ func sequenceChart(c ChartedConversation) plots.Sequence {
 		if st.To != nil {
 			step.To, step.Arrive = *st.To, fromSeconds(st.ArriveS)
 			switch st.Fate {
-			case "lost", "partition", "capacity":
+			case "lost", "partition", "capacity", "instance down":
 				step.Fate = plots.Lost
 				step.Label += " — " + map[string]string{"lost": "lost", "partition": "dropped: link down",
-					"capacity": "dropped: link full"}[st.Fate]
+					"capacity": "dropped: link full", "instance down": "dropped: its instance is down"}[st.Fate]
 			case "corrupt":
 				step.Fate = plots.Corrupt
 				step.Label += " — corrupt"
@@ -132,8 +132,12 @@ func sequenceChart(c ChartedConversation) plots.Sequence {
 		}
 		q.Steps = append(q.Steps, step)
 	}
-	if c.LeftOut > 0 {
+	switch {
+	case c.LeftOut > 0:
 		q.Note = fmt.Sprintf("%d later steps are left out: the chart stops at %d", c.LeftOut, len(c.Steps))
+	case c.StartsAtS > 0:
+		q.Note = fmt.Sprintf("the chart shows the last %d steps, those that led to the failure: what came before %s is left out",
+			len(c.Steps), roundDuration(fromSeconds(c.StartsAtS)))
 	}
 	return q
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,8 +55,11 @@ type ChartedConversation struct {
 	Why          string      `json:"why"`
 	Lanes        []string    `json:"lanes"`
 	Steps        []ChartStep `json:"steps"`
-	// LeftOut counts the steps after the last one drawn.
-	LeftOut int `json:"left_out,omitempty"`
+	// LeftOut counts the steps after the last one drawn. A failing conversation's chart
+	// keeps its last steps instead, those that led to the failure: StartsAtS, when set, is
+	// the time of its first step, what came before is left out.
+	LeftOut   int     `json:"left_out,omitempty"`
+	StartsAtS float64 `json:"starts_at_s,omitempty"`
 }
 
 // ChartStep is a step of a chart: at a lane, or, with To, a packet from Lane to To that
@@ -96,7 +100,7 @@ func NewReportData(cfg scenarios.Config, seed uint64, res *scenarios.Result) (Re
 	if len(chosen) == 0 {
 		return d, nil
 	}
-	rec := newChartRecorder(cat, chosen)
+	rec := newChartRecorder(cat, res.Crashes, chosen)
 	again := cfg
 	again.Trace, again.Conversations, again.RecordFaults = false, false, false
 	again.TraceSink, again.PacketSink = rec, rec
@@ -130,8 +134,9 @@ func ReadReportData(r io.Reader) (ReportData, error) {
 
 // chosenConversation is a conversation to chart and why.
 type chosenConversation struct {
-	id  model.ConversationID
-	why string
+	id      model.ConversationID
+	why     string
+	failing bool // its chart keeps its last steps
 }
 
 // chooseConversations picks at most chartedConversations: failing ones first, then the
@@ -143,7 +148,7 @@ func chooseConversations(res *scenarios.Result) []chosenConversation {
 		if id == 0 || len(out) >= room || slices.ContainsFunc(out, func(c chosenConversation) bool { return c.id == id }) {
 			return
 		}
-		out = append(out, chosenConversation{id, why})
+		out = append(out, chosenConversation{id, why, room < chartedConversations})
 	}
 	if v := res.Violation; v != nil {
 		add(v.Conversation, fmt.Sprintf("%s broke on it: %s", v.Rule, v.Message))
@@ -181,13 +186,19 @@ func chooseConversations(res *scenarios.Result) []chosenConversation {
 // conversations, at most chartKeep of each per conversation.
 type chartRecorder struct {
 	cat     *model.Catalog
+	crashes []scenarios.CrashResult // an arrival while its instance is down is lost
 	records map[model.ConversationID][]model.TraceRecord
 	packets map[model.ConversationID][]chartPacket
+	// tail marks the failing conversations, whose last records and packets are kept; cut is
+	// the time of the first one kept, once earlier ones were dropped.
+	tail map[model.ConversationID]bool
+	cut  map[model.ConversationID]time.Duration
 	// retries counts, per fragment, the copies sent, to tell a retransmission.
 	copies map[fragmentKey]int
 }
 
 type fragmentKey struct {
+	from          string // the sender: a forwarder's copy is not a retry
 	conv          model.ConversationID
 	fromInitiator bool
 	seq           model.SequenceNumber
@@ -202,11 +213,13 @@ type chartPacket struct {
 	ack  bool
 }
 
-func newChartRecorder(cat *model.Catalog, chosen []chosenConversation) *chartRecorder {
-	r := &chartRecorder{cat: cat, records: map[model.ConversationID][]model.TraceRecord{},
-		packets: map[model.ConversationID][]chartPacket{}, copies: map[fragmentKey]int{}}
+func newChartRecorder(cat *model.Catalog, crashes []scenarios.CrashResult, chosen []chosenConversation) *chartRecorder {
+	r := &chartRecorder{cat: cat, crashes: crashes, records: map[model.ConversationID][]model.TraceRecord{},
+		packets: map[model.ConversationID][]chartPacket{}, copies: map[fragmentKey]int{},
+		tail: map[model.ConversationID]bool{}, cut: map[model.ConversationID]time.Duration{}}
 	for _, c := range chosen {
 		r.records[c.id] = []model.TraceRecord{}
+		r.tail[c.id] = c.failing
 	}
 	return r
 }
@@ -214,7 +227,7 @@ func newChartRecorder(cat *model.Catalog, chosen []chosenConversation) *chartRec
 // Record keeps the records of the chosen conversations that a chart draws at a lane.
 func (r *chartRecorder) Record(t *model.TraceRecord) {
 	kept, ok := r.records[t.Conversation]
-	if !ok || len(kept) >= chartKeep {
+	if !ok || len(kept) >= chartKeep && !r.tail[t.Conversation] {
 		return
 	}
 	switch t.Kind {
@@ -224,7 +237,12 @@ func (r *chartRecorder) Record(t *model.TraceRecord) {
 		if t.Kind == model.TraceRowRemoved && !t.Reason.IsDiscard() {
 			return
 		}
-		r.records[t.Conversation] = append(kept, *t)
+		kept = append(kept, *t)
+		if len(kept) > 2*chartKeep { // a failing one's: its last chartKeep records
+			kept = append(kept[:0], kept[len(kept)-chartKeep:]...)
+			r.cut[t.Conversation] = max(r.cut[t.Conversation], kept[0].At)
+		}
+		r.records[t.Conversation] = kept
 	}
 }
 
@@ -243,7 +261,7 @@ func (r *chartRecorder) Packet(sent *scenarios.SentPacket, p *model.Packet) {
 		}
 	}
 	for _, c := range convs {
-		if len(r.packets[c]) >= chartKeep {
+		if len(r.packets[c]) >= chartKeep && !r.tail[c] {
 			continue
 		}
 		var parts []string
@@ -253,14 +271,14 @@ func (r *chartRecorder) Packet(sent *scenarios.SentPacket, p *model.Packet) {
 				continue
 			}
 			// The fragments of one message that ride together are one part: "frag 1-3/5".
-			last, retry := i, r.copied(c, f)
+			last, retry := i, r.copied(sent.From, c, f)
 			for last+1 < len(p.Fragments) {
 				g := &p.Fragments[last+1]
 				if g.Conversation != c || g.FromInitiator != f.FromInitiator || g.Sequence != f.Sequence || g.Index != p.Fragments[last].Index+1 {
 					break
 				}
 				last++
-				retry = max(retry, r.copied(c, g))
+				retry = max(retry, r.copied(sent.From, c, g))
 			}
 			part := fmt.Sprintf("%s %s", scenarios.Arrow(f.FromInitiator), r.messageName(f))
 			switch {
@@ -291,13 +309,18 @@ func (r *chartRecorder) Packet(sent *scenarios.SentPacket, p *model.Packet) {
 		if len(parts) > 3 {
 			parts = append(parts[:2], fmt.Sprintf("+%d more", len(parts)-2))
 		}
-		r.packets[c] = append(r.packets[c], chartPacket{sent: *sent, what: strings.Join(parts, ", "), ack: acks > 0 && acks == len(parts)})
+		kept := append(r.packets[c], chartPacket{sent: *sent, what: strings.Join(parts, ", "), ack: acks > 0 && acks == len(parts)})
+		if len(kept) > 2*chartKeep { // a failing one's: its last chartKeep packets
+			kept = append(kept[:0], kept[len(kept)-chartKeep:]...)
+			r.cut[c] = max(r.cut[c], kept[0].sent.At)
+		}
+		r.packets[c] = kept
 	}
 }
 
 // copied counts a copy of the fragment sent and returns how many were.
-func (r *chartRecorder) copied(c model.ConversationID, f *model.Fragment) int {
-	k := fragmentKey{c, f.FromInitiator, f.Sequence, f.Index}
+func (r *chartRecorder) copied(from string, c model.ConversationID, f *model.Fragment) int {
+	k := fragmentKey{from, c, f.FromInitiator, f.Sequence, f.Index}
 	r.copies[k]++
 	return r.copies[k]
 }
@@ -314,10 +337,21 @@ func ackText(a *model.Ack) string {
 	default:
 		text += " (none in order yet)"
 	}
-	if n := len(a.Selective); n > 0 {
-		text += fmt.Sprintf(" + %d ranges out of order", n)
+	switch n := len(a.Selective); {
+	case n == 1:
+		text += " and 1 range out of order"
+	case n > 1:
+		text += fmt.Sprintf(" and %d ranges out of order", n)
 	}
 	return text
+}
+
+// down reports whether instance was down, crashed and not yet restarted, at t (G-13): the
+// link's packets arriving then are dropped.
+func (r *chartRecorder) down(instance string, t time.Duration) bool {
+	return slices.ContainsFunc(r.crashes, func(c scenarios.CrashResult) bool {
+		return c.Instance == instance && t >= c.CrashedAt && (t < c.RestartsAt || !c.Restarted && c.RestartsAt <= c.CrashedAt)
+	})
 }
 
 func (r *chartRecorder) has(c model.ConversationID) bool {
@@ -369,6 +403,12 @@ func (r *chartRecorder) chart(c chosenConversation) ChartedConversation {
 		}
 	}
 	name := func(id int) string { return r.cat.Instances[id].Name }
+	endpointName := func(id int) string {
+		if id < 0 {
+			return ""
+		}
+		return name(id)
+	}
 	local := initiator >= 0 && initiator == target
 	laneOf := map[string]int{}
 	lane := func(instance string, role string) int {
@@ -418,7 +458,15 @@ func (r *chartRecorder) chart(c chosenConversation) ChartedConversation {
 	}
 	for _, p := range packets {
 		from, to := lane(p.sent.From, ""), lane(p.sent.To, "")
-		s := ChartStep{AtS: p.sent.At.Seconds(), Lane: from, To: &to, ArriveS: p.sent.Arrival.Seconds(), What: p.what, Ack: p.ack}
+		what := p.what
+		if !local && p.sent.From != endpointName(initiator) && p.sent.From != endpointName(target) {
+			// A forwarder never retries: it passes on each copy that reaches it.
+			what = retryLabel.ReplaceAllStringFunc(what, func(m string) string {
+				n, _ := strconv.Atoi(retryLabel.FindStringSubmatch(m)[1])
+				return fmt.Sprintf("(copy %d forwarded)", n+1)
+			})
+		}
+		s := ChartStep{AtS: p.sent.At.Seconds(), Lane: from, To: &to, ArriveS: p.sent.Arrival.Seconds(), What: what, Ack: p.ack}
 		switch {
 		case p.sent.Dropped == faulty.DroppedPartition || p.sent.Crossed:
 			s.Fate = "partition"
@@ -426,12 +474,14 @@ func (r *chartRecorder) chart(c chosenConversation) ChartedConversation {
 			s.Fate = "capacity"
 		case p.sent.Fate.Lost:
 			s.Fate = "lost"
+		case r.down(p.sent.To, p.sent.Arrival):
+			s.Fate = "instance down"
 		case p.sent.Fate.Corrupt:
 			s.Fate = "corrupt"
 		case p.sent.Fate.Duplicate:
 			s.Fate, s.AgainS = "duplicated", p.sent.DuplicateArrival.Seconds()
 		}
-		if s.Fate == "partition" || s.Fate == "capacity" || s.Fate == "lost" {
+		if s.Fate == "partition" || s.Fate == "capacity" || s.Fate == "lost" || s.Fate == "instance down" {
 			s.ArriveS = 0
 		}
 		steps = append(steps, step{p.sent.At, s})
@@ -470,9 +520,20 @@ func (r *chartRecorder) chart(c chosenConversation) ChartedConversation {
 		merged = append(merged, s)
 	}
 	steps = merged
-	if len(steps) > chartSteps {
+	cut, dropped := r.cut[c.id]
+	if dropped {
+		steps = slices.DeleteFunc(steps, func(s step) bool { return s.at < cut })
+	}
+	switch {
+	case len(steps) > chartSteps && c.failing:
+		steps = steps[len(steps)-chartSteps:]
+		cut, dropped = steps[0].at, true
+	case len(steps) > chartSteps:
 		out.LeftOut = len(steps) - chartSteps
 		steps = steps[:chartSteps]
+	}
+	if dropped {
+		out.StartsAtS = max(cut.Seconds(), 1e-9) // set, even for a cut at 0
 	}
 	out.Steps = make([]ChartStep, len(steps))
 	for i, s := range steps {
@@ -480,6 +541,9 @@ func (r *chartRecorder) chart(c chosenConversation) ChartedConversation {
 	}
 	return out
 }
+
+// retryLabel finds the retry number in a packet's label.
+var retryLabel = regexp.MustCompile(`\(retry (\d+)\)`)
 
 // recordText says what a record did at its endpoint.
 func (r *chartRecorder) recordText(t *model.TraceRecord) string {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -227,4 +228,74 @@ func TestEveryDiscardReasonHasItsWords(t *testing.T) {
 		}
 	}
 	assert.Equal(t, len(reasonWords), n, "no words for a reason that is no discard")
+}
+
+// A long conversation's chart keeps its first steps when it is charted for being slow,
+// and its last ones, those that led to the failure, when it failed; the chart says which
+// it left out.
+func TestALongChartKeepsTheEndThatExplainsIt(t *testing.T) {
+	cat, err := model.Compile(libraryWith(t, "lossy-wan").Config.Instances)
+	require.NoError(t, err)
+	for _, failing := range []bool{false, true} {
+		c := chosenConversation{id: 7, why: "test", failing: failing}
+		r := newChartRecorder(cat, nil, []chosenConversation{c})
+		const n = 5000
+		for i := range n {
+			r.Record(&model.TraceRecord{At: time.Duration(i) * time.Millisecond, Kind: model.TraceMessageSent, Conversation: 7,
+				FromInitiator: true, Sequence: model.SequenceNumber(i)})
+		}
+		chart := r.chart(c)
+		require.Len(t, chart.Steps, chartSteps)
+		if failing {
+			assert.Zero(t, chart.LeftOut)
+			assert.Equal(t, float64(n-1)/1000, chart.Steps[chartSteps-1].AtS, "the last step kept")
+			assert.Equal(t, float64(n-chartSteps)/1000, chart.StartsAtS)
+			assert.Contains(t, sequenceChart(chart).Note, "the last 160 steps")
+		} else {
+			assert.Zero(t, chart.StartsAtS)
+			assert.Equal(t, 0.0, chart.Steps[0].AtS, "the first step kept")
+			assert.Equal(t, chartKeep-chartSteps, chart.LeftOut, "of those it kept")
+		}
+	}
+}
+
+// A packet that reaches an instance while it is down is drawn as dropped there (G-13), and
+// a forwarder's copy of a fragment is not its sender's retry.
+func TestTheChartsDropWhatACrashedInstanceMissesAndDoNotCountForwardsAsRetries(t *testing.T) {
+	_, res, d := reportDataOf(t, "target-crash")
+	require.NotEmpty(t, res.Crashes)
+	crash := res.Crashes[0]
+	down := 0
+	for _, c := range d.Conversations {
+		for _, st := range c.Steps {
+			if st.To == nil || c.Lanes[*st.To] != crash.Instance {
+				continue
+			}
+			if st.Fate == "instance down" {
+				down++
+			}
+		}
+	}
+	assert.Positive(t, down, "packets sent to %s while it was down", crash.Instance)
+
+	_, _, d = reportDataOf(t, "branch-gateway")
+	for _, c := range d.Conversations {
+		require.Contains(t, c.Lanes, "Gateway")
+		first := map[string]bool{}
+		for _, st := range c.Steps {
+			if st.To == nil || c.Lanes[st.Lane] != "Gateway" {
+				continue
+			}
+			assert.NotContains(t, st.What, "(retry", "a forwarder passes copies on, it does not retry")
+			for _, part := range strings.Split(st.What, ", ") {
+				msg, _, again := strings.Cut(part, " (copy ")
+				if !again && !strings.HasPrefix(part, "ack ") && !strings.HasPrefix(part, "+") {
+					// a label shows at most three parts: a first forward may hide in "+n more"
+					assert.False(t, first[msg], "%s: forwarded twice, and the second no copy", msg)
+					first[msg] = true
+				}
+			}
+		}
+		assert.NotEmpty(t, first, "the gateway forwarded")
+	}
 }
