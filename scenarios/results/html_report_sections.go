@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sbsim/sbsim/plots"
+	"github.com/sbsim/sbsim/plots/diagram"
 )
 
 // addExtra adds the report's sections that summary.json does not give: the scenario's
@@ -42,9 +42,9 @@ func (page *reportPage) addExtra(dir string, s Summary) error {
 	page.HasData = true
 	page.Parameters = d.Parameters
 	page.Events = d.Timeline
-	page.Timeline = template.HTML(plots.TimelineSVG(timelineChart(d.Timeline, s)))
+	page.Timeline = template.HTML(diagram.TimelineSVG(timelineChart(d.Timeline, s)))
 	for _, c := range d.Conversations {
-		page.Conversations = append(page.Conversations, reportChart{c, template.HTML(plots.SequenceSVG(sequenceChart(c)))})
+		page.Conversations = append(page.Conversations, reportChart{c, template.HTML(diagram.SequenceSVG(sequenceChart(c)))})
 	}
 	return nil
 }
@@ -87,17 +87,17 @@ func keyFigures(s Summary) []reportMetric {
 
 // timelineChart is the timeline's drawing: a track per entry's track, in the order they
 // first appear.
-func timelineChart(entries []TimelineEntry, s Summary) plots.Timeline {
-	t := plots.Timeline{Title: fmt.Sprintf("faults and changes: %s, seed %d", s.Scenario, s.Seed), End: fromSeconds(s.EndTimeS)}
+func timelineChart(entries []TimelineEntry, s Summary) diagram.Timeline {
+	t := diagram.Timeline{Title: fmt.Sprintf("faults and changes: %s, seed %d", s.Scenario, s.Seed), End: fromSeconds(s.EndTimeS)}
 	index := map[string]int{}
 	for _, e := range entries {
 		i, ok := index[e.Track]
 		if !ok {
 			i = len(t.Tracks)
 			index[e.Track] = i
-			t.Tracks = append(t.Tracks, plots.TimelineTrack{Name: e.Track})
+			t.Tracks = append(t.Tracks, diagram.TimelineTrack{Name: e.Track})
 		}
-		m := plots.TimelineMark{From: fromSeconds(e.AtS), Label: e.What}
+		m := diagram.TimelineMark{From: fromSeconds(e.AtS), Label: e.What}
 		if e.UntilS != nil {
 			m.Until = fromSeconds(*e.UntilS)
 		}
@@ -107,23 +107,23 @@ func timelineChart(entries []TimelineEntry, s Summary) plots.Timeline {
 }
 
 // sequenceChart is a charted conversation's drawing.
-func sequenceChart(c ChartedConversation) plots.Sequence {
+func sequenceChart(c ChartedConversation) diagram.Sequence {
 	title := "conversation " + c.Conversation + ": " + c.Why
 	if r := []rune(title); len(r) > 100 {
 		title = string(r[:99]) + "…"
 	}
-	q := plots.Sequence{Title: title, Lanes: c.Lanes}
+	q := diagram.Sequence{Title: title, Lanes: c.Lanes}
 	for _, st := range c.Steps {
-		step := plots.SequenceStep{At: fromSeconds(st.AtS), Lane: st.Lane, To: -1, Label: st.What, Dashed: st.Ack}
+		step := diagram.SequenceStep{At: fromSeconds(st.AtS), Lane: st.Lane, To: -1, Label: st.What, Dashed: st.Ack}
 		if st.To != nil {
 			step.To, step.Arrive = *st.To, fromSeconds(st.ArriveS)
 			switch st.Fate {
 			case "lost", "partition", "capacity", "instance down":
-				step.Fate = plots.Lost
+				step.Fate = diagram.Lost
 				step.Label += " — " + map[string]string{"lost": "lost", "partition": "dropped: link down",
 					"capacity": "dropped: link full", "instance down": "dropped: its instance is down"}[st.Fate]
 			case "corrupt":
-				step.Fate = plots.Corrupt
+				step.Fate = diagram.Corrupt
 				step.Label += " — corrupt"
 			case "duplicated":
 				step.Again = fromSeconds(st.AgainS)

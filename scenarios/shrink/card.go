@@ -13,7 +13,7 @@ import (
 
 	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/net/faulty"
-	"github.com/sbsim/sbsim/plots"
+	"github.com/sbsim/sbsim/plots/diagram"
 	"github.com/sbsim/sbsim/scenarios"
 	"github.com/sbsim/sbsim/scenarios/file"
 )
@@ -419,21 +419,21 @@ func (o *Outcome) textChart() string {
 	return b.String()
 }
 
-// ChartSVG draws the sequence chart with the report's renderer (plots.SequenceSVG): a
+// ChartSVG draws the sequence chart with the report's renderer (diagram.SequenceSVG): a
 // lane per instance, an arrow per packet from its send to when it was due, red and crossed
 // half way when it was lost or dropped, orange when corrupted, a second line for a
 // duplicate's copy.
 func (o *Outcome) ChartSVG() []byte {
 	rows, lanes := o.chartRows()
-	chart := plots.Sequence{Title: fmt.Sprintf("%s, seed %d", o.Failure, o.Seed), Lanes: lanes}
+	chart := diagram.Sequence{Title: fmt.Sprintf("%s, seed %d", o.Failure, o.Seed), Lanes: lanes}
 	for _, p := range rows {
-		st := plots.SequenceStep{At: p.At, Lane: slices.Index(lanes, p.From), To: slices.Index(lanes, p.To), Arrive: p.Arrival,
+		st := diagram.SequenceStep{At: p.At, Lane: slices.Index(lanes, p.From), To: slices.Index(lanes, p.To), Arrive: p.Arrival,
 			Label: p.Key + " #" + fmt.Sprint(p.Copy)}
 		switch {
 		case p.Dropped != faulty.NotDropped || p.Fate.Lost || p.Crossed:
-			st.Fate = plots.Lost
+			st.Fate = diagram.Lost
 		case p.Fate.Corrupt:
-			st.Fate = plots.Corrupt
+			st.Fate = diagram.Corrupt
 		case p.Fate.Duplicate:
 			st.Again = p.DuplicateArrival
 		}
@@ -442,7 +442,7 @@ func (o *Outcome) ChartSVG() []byte {
 	if len(rows) == maxChartRows {
 		chart.Note = fmt.Sprintf("the chart stops at %d packets", maxChartRows)
 	}
-	return plots.SequenceSVG(chart)
+	return diagram.SequenceSVG(chart)
 }
 
 // WriteCard writes the card into dir and returns its text: card.txt, chart.svg, and

@@ -1,4 +1,4 @@
-package plots
+package diagram
 
 import (
 	"cmp"
