@@ -60,7 +60,7 @@ const (
 // orange; each arrow's tooltip says when it left and arrived.
 func SequenceSVG(s Sequence) []byte {
 	rows, count := sequenceRows(s.Steps)
-	const laneGap, rowGap, top, left, right = 380, 20, 60, 96, 440
+	const laneGap, rowGap, top, left, right = 380, 20, 60, 96, 640
 	width := max(left+laneGap*max(len(s.Lanes)-1, 1)+right, 16+7*len([]rune(s.Title)))
 	height := top + rowGap*(count+1) + 24
 	x := func(lane int) int { return left + laneGap*lane }
@@ -73,6 +73,21 @@ func SequenceSVG(s Sequence) []byte {
 	for i, l := range s.Lanes {
 		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#999"/><text x="%d" y="%d" text-anchor="middle" font-weight="bold">%s</text>`+"\n",
 			x(i), top-8, x(i), height-24, x(i), top-16, esc(l))
+	}
+	labelled := map[int]bool{} // rows with a time on their left
+	for _, r := range rows {
+		labelled[r.row] = true
+	}
+	for _, r := range rows { // an arrival's row that starts nothing gets its time, lighter
+		for _, end := range []struct {
+			row int
+			at  time.Duration
+		}{{r.end, s.Steps[r.step].Arrive}, {r.again, s.Steps[r.step].Again}} {
+			if end.row >= 0 && !labelled[end.row] {
+				labelled[end.row] = true
+				fmt.Fprintf(&b, `<text x="4" y="%d" fill="#aaa">%s</text>`+"\n", y(end.row)+4, esc(duration(end.at)))
+			}
+		}
 	}
 	for _, r := range rows {
 		st := s.Steps[r.step]
@@ -201,10 +216,10 @@ func arrowHead(x1, y1, x2, y2 int, colour string) string {
 
 func esc(s string) string { return html.EscapeString(s) }
 
-// clip cuts a label to what fits beside a lane, 70 characters; its tooltip has it whole.
+// clip cuts a label to what fits beside a lane, 100 characters; its tooltip has it whole.
 func clip(s string) string {
-	if r := []rune(s); len(r) > 70 {
-		return string(r[:69]) + "…"
+	if r := []rune(s); len(r) > 100 {
+		return string(r[:99]) + "…"
 	}
 	return s
 }

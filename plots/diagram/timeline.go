@@ -57,18 +57,31 @@ func TimelineSVG(t Timeline) []byte {
 		y := top + rowGap*i
 		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text><line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#ccc"/>`+"\n",
 			left-8, y+rowGap/2+4, esc(tr.Name), left, y+rowGap/2, left+plotWidth, y+rowGap/2)
+		// A label is written where it fits: after the mark, or before it at the right
+		// edge, and not over the track's previous label; the tooltip always has it.
+		written := -1.0
+		label := func(x float64, text, colour string, cy float64) string {
+			w := 6.2 * float64(len([]rune(text)))
+			anchor, from := "start", x
+			if x+w > float64(width-4) {
+				anchor, from = "end", x-w
+			}
+			if from < written+6 || from < left {
+				return ""
+			}
+			written = from + w
+			return fmt.Sprintf(`<text x="%.1f" y="%.1f" fill="%s" text-anchor="%s">%s</text>`, x, cy, colour, anchor, esc(text))
+		}
 		for _, m := range tr.Marks {
 			if m.Until > m.From {
-				fmt.Fprintf(&b, `<g><title>%s: %s to %s</title><rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s" fill-opacity="0.75"/>`+
-					`<text x="%.1f" y="%d" fill="#222">%s</text></g>`+"\n",
+				fmt.Fprintf(&b, `<g><title>%s: %s to %s</title><rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s" fill-opacity="0.75"/>%s</g>`+"\n",
 					esc(m.Label), esc(duration(m.From)), esc(duration(m.Until)), x(m.From), y+5, max(x(m.Until)-x(m.From), 1.5), rowGap-10,
-					sequenceRed, x(m.From)+3, y+rowGap/2+4, esc(m.Label))
+					sequenceRed, label(x(m.From)+3, m.Label, "#222", float64(y+rowGap/2+4)))
 				continue
 			}
 			cx, cy := x(m.From), float64(y+rowGap/2)
-			fmt.Fprintf(&b, `<g><title>%s: at %s</title><polygon points="%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f" fill="%s"/>`+
-				`<text x="%.1f" y="%.1f" fill="%s">%s</text></g>`+"\n",
-				esc(m.Label), esc(duration(m.From)), cx, cy-6, cx+5, cy, cx, cy+6, cx-5, cy, sequenceBlue, cx+7, cy-4, sequenceBlue, esc(m.Label))
+			fmt.Fprintf(&b, `<g><title>%s: at %s</title><polygon points="%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f" fill="%s"/>%s</g>`+"\n",
+				esc(m.Label), esc(duration(m.From)), cx, cy-6, cx+5, cy, cx, cy+6, cx-5, cy, sequenceBlue, label(cx+7, m.Label, sequenceBlue, cy-4))
 		}
 	}
 	b.WriteString("</svg>\n")

@@ -71,8 +71,13 @@ func (o OverSeeds) onOneSeed(s Sample) string {
 	case s.Holds:
 		return s.Got + " on this seed, which meets the comparison; a check judges the share over its seeds"
 	}
-	return s.Got + " on this seed, which misses the comparison; a check judges the share over its seeds"
+	return s.Got + " on this seed, " + MissedOnOneSeed + "; a check judges the share over its seeds"
 }
+
+// MissedOnOneSeed is what a run's verdict of a statistical expectation says when its one
+// seed misses the comparison: the expectation holds on the run, and a check over the seeds
+// judges it (the report marks it).
+const MissedOnOneSeed = "which misses the comparison"
 
 // Percent writes a fraction as a percentage: 0.95 is 95%.
 func Percent(x float64) string {

@@ -70,8 +70,11 @@ func WriteReportFromFolder(w io.Writer, dir, question string) error {
 		return err
 	}
 	page := reportPage{Summary: s, Question: question, Verdict: "ok, every invariant and expectation held"}
-	if !s.OK {
+	switch {
+	case !s.OK:
 		page.Verdict = "FAILED"
+	case s.Invariants.FindingCount > 0:
+		page.Verdict += ", with design findings (below)"
 	}
 	for _, v := range s.Expectations {
 		if !v.OK {
@@ -96,17 +99,23 @@ func WriteReportFromFolder(w io.Writer, dir, question string) error {
 	return err
 }
 
-var reportTemplate = template.Must(template.Must(template.New("report").Funcs(template.FuncMap{"sectionTitle": sectionTitle, "detail": detail}).Parse(pageShell)).Parse(`{{template "head" .Summary.Scenario}}, seed {{.Summary.Seed}}: {{.Verdict}}{{template "body"}}
+var reportTemplate = template.Must(template.Must(template.New("report").Funcs(template.FuncMap{"sectionTitle": sectionTitle, "detail": detail, "findings": findingsSentence, "missed": func(d string) bool { return strings.Contains(d, file.MissedOnOneSeed) }, "seconds": plainNumber}).Parse(pageShell)).Parse(`{{template "head" .Summary.Scenario}}, seed {{.Summary.Seed}}: {{.Verdict}}{{template "body"}}
 <h1>{{.Summary.Scenario}}, seed {{.Summary.Seed}}</h1>
 <nav>{{range .SectionLinks}}<a href="#{{.}}">{{sectionTitle .}}</a> {{end}}</nav>
 {{if .Question}}<p class="question">{{.Question}}</p>{{end}}
 <h2 id="verdict" class="{{if .Summary.OK}}ok{{else}}failed{{end}}">Verdict: {{.Verdict}}</h2>
 {{range .Failed}}<p class="failed">{{.Name}}: got {{detail .Detail}}</p>{{end}}
+{{with .Summary.Invariants.FindingCount}}<p class="warn" id="findings"><b>Design findings:</b> {{findings .}}: what Service Broker itself would do
+with this design, whatever the invariants say; the expectations judge whether the scenario accepts it.</p>
+<details><summary>The first {{len $.Summary.Invariants.Findings}}</summary><table id="findings-table"><thead><tr><th>Finding</th><th>At (s)</th><th>Conversation</th><th>What</th></tr></thead><tbody>
+{{range $.Summary.Invariants.Findings}}<tr><td>{{.ID}}</td><td>{{seconds .TimeS}}</td><td>{{.Conversation}}</td><td>{{.Message}}</td></tr>
+{{end}}</tbody></table></details>
+{{end}}
 <table id="invariants"><thead><tr><th>Rule</th><th>Verdict</th><th>What it checks</th><th>Detail</th></tr></thead><tbody>
 {{range .Summary.Invariants.Rules}}<tr><td>{{.Rule}}</td><td class="{{if eq .Verdict "violated"}}failed{{else}}ok{{end}}">{{.Verdict}}</td><td>{{.Description}}</td><td>{{detail .Detail}}</td></tr>
 {{end}}</tbody></table>
 <table id="expectations"><thead><tr><th>Expectation</th><th>Held</th><th>Value</th></tr></thead><tbody>
-{{range .Summary.Expectations}}<tr><td>{{.Name}}</td><td class="{{if .OK}}ok{{else}}failed{{end}}">{{if .OK}}yes{{else}}no{{end}}</td><td>{{detail .Detail}}</td></tr>
+{{range .Summary.Expectations}}<tr><td>{{.Name}}</td><td class="{{if .OK}}ok{{else}}failed{{end}}">{{if .OK}}yes{{if missed .Detail}}<br><small class="warn">this seed misses it: the share over the seeds decides</small>{{end}}{{else}}no{{end}}</td><td>{{detail .Detail}}</td></tr>
 {{end}}</tbody></table>
 <p>Ran to {{.Summary.EndTimeS}} s of simulated time in {{.Summary.Events}} events ({{.Summary.StopReason}}).</p>
 {{if .HasData}}<h2 id="parameters">Parameters</h2>
@@ -116,8 +125,8 @@ var reportTemplate = template.Must(template.Must(template.New("report").Funcs(te
 {{end}}{{if .Source}}<details><summary>The scenario file, {{.SourceName}}</summary><pre>{{.Source}}</pre></details>
 {{end}}<h2 id="key-figures">Key figures</h2>
 <p>The figures the expectations name, and the run's latency and deliveries; every figure is in the table at the end.</p>
-<table id="key-figures-table"><thead><tr><th>Metric</th><th>Of</th><th>Value</th></tr></thead><tbody>
-{{range .KeyFigures}}<tr><td>{{.Metric}}</td><td>{{.Subject}}</td><td>{{.Value}}</td></tr>
+<table id="key-figures-table"><thead><tr><th>Metric</th><th>Of</th><th>Unit</th><th>Value</th></tr></thead><tbody>
+{{range .KeyFigures}}<tr><td>{{.Metric}}</td><td>{{.Subject}}</td><td>{{.Unit}}</td><td>{{.Value}}</td></tr>
 {{end}}</tbody></table>
 {{if .HasData}}<h2 id="conversations">Conversations</h2>
 {{if .Conversations}}<p>A sequence chart of each conversation chosen: any that failed, and the slowest. Time runs down the page, a row per step;
@@ -128,13 +137,13 @@ lost or dropped, orange when corrupt, dashed for acknowledgements alone. Hover a
 {{end}}<h2 id="timeline">Timeline of faults and changes</h2>
 {{if .Events}}{{.Timeline}}
 <table id="timeline-table"><thead><tr><th>At (s)</th><th>Until (s)</th><th>Of</th><th>What</th></tr></thead><tbody>
-{{range .Events}}<tr><td>{{.AtS}}</td><td>{{with .UntilS}}{{.}}{{end}}</td><td>{{.Track}}</td><td>{{.What}}</td></tr>
+{{range .Events}}<tr><td>{{seconds .AtS}}</td><td>{{with .UntilS}}{{seconds .}}{{end}}</td><td>{{.Track}}</td><td>{{.What}}</td></tr>
 {{end}}</tbody></table>
 {{else}}<p>No fault and no change: the run went as configured.</p>
 {{end}}{{end}}<h2 id="plots">Plots</h2>
 {{range .Plots}}<figure id="plot-{{.Name}}">{{.SVG}}<figcaption>{{.Name}}</figcaption></figure>
 {{end}}
-<h2 id="figures">Figures</h2>
+<h2 id="all-figures">Figures</h2>
 <table id="figures" class="sortable"><thead><tr><th>Metric</th><th>Of</th><th>Unit</th><th>Value</th></tr></thead><tbody>
 {{range .Metrics}}<tr><td>{{.Metric}}</td><td>{{.Subject}}</td><td>{{.Unit}}</td><td>{{.Value}}</td></tr>
 {{end}}</tbody></table>
@@ -170,8 +179,8 @@ const pageShell = `{{define "head"}}<!DOCTYPE html>
 <title>{{.}}{{end}}{{define "body"}}</title>
 <style>
 body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;color:#222}
-.ok{color:#1a7f37}.failed{color:#cf222e}
-table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.2rem .5rem;text-align:left}
+.ok{color:#1a7f37}.failed{color:#cf222e}.warn{color:#9a6700}
+table{border-collapse:collapse;margin:1rem 0;display:block;overflow-x:auto;max-width:100%}td,th{border:1px solid #ccc;padding:.2rem .5rem;text-align:left}
 th{cursor:pointer;background:#f3f3f3}figure{display:inline-block;margin:1rem}svg{max-width:100%;height:auto}
 pre{white-space:pre-wrap;font-size:.85em}nav a{margin-right:.6rem}
 </style></head><body>{{end}}{{define "tail"}}<script>

@@ -88,9 +88,25 @@ func keyFigures(s Summary) []reportMetric {
 // timelineChart is the timeline's drawing: a track per entry's track, in the order they
 // first appear.
 func timelineChart(entries []TimelineEntry, s Summary) diagram.Timeline {
-	t := diagram.Timeline{Title: fmt.Sprintf("faults and changes: %s, seed %d", s.Scenario, s.Seed), End: fromSeconds(s.EndTimeS)}
+	t := diagram.Timeline{Title: fmt.Sprintf("faults and changes: %s, seed %d", s.Scenario, s.Seed)}
+	// The axis runs a little past the last fault or change, not to the run's end, which
+	// often comes long after (closed targets kept for their retention): the end is drawn
+	// at the axis's end, and its label gives its time.
+	for _, e := range entries {
+		if e.Track != runTrack {
+			t.End = max(t.End, fromSeconds(e.AtS))
+			if e.UntilS != nil {
+				t.End = max(t.End, fromSeconds(*e.UntilS))
+			}
+		}
+	}
+	t.End = t.End + t.End/8
 	index := map[string]int{}
 	for _, e := range entries {
+		if e.Track == runTrack && fromSeconds(e.AtS) > t.End && t.End > 0 {
+			e.What = fmt.Sprintf("at %s: %s", roundDuration(fromSeconds(e.AtS)), e.What)
+			e.AtS, e.UntilS = t.End.Seconds(), nil
+		}
 		i, ok := index[e.Track]
 		if !ok {
 			i = len(t.Tracks)
@@ -109,8 +125,8 @@ func timelineChart(entries []TimelineEntry, s Summary) diagram.Timeline {
 // sequenceChart is a charted conversation's drawing.
 func sequenceChart(c ChartedConversation) diagram.Sequence {
 	title := "conversation " + c.Conversation + ": " + c.Why
-	if r := []rune(title); len(r) > 100 {
-		title = string(r[:99]) + "…"
+	if r := []rune(title); len(r) > 150 {
+		title = string(r[:149]) + "…"
 	}
 	q := diagram.Sequence{Title: title, Lanes: c.Lanes}
 	for _, st := range c.Steps {
@@ -152,7 +168,7 @@ func (page *reportPage) SectionLinks() []string {
 	if page.HasData {
 		links = append(links, "conversations", "timeline")
 	}
-	return append(links, "plots", "figures")
+	return append(links, "plots", "all-figures")
 }
 
 // title of a section's link.

@@ -272,6 +272,12 @@ func writeInvariants(w io.Writer, res *scenarios.Result, replay string) bool {
 	return true
 }
 
+// findingsSentence says what n design findings mean, for the text report and the page.
+func findingsSentence(n int) string {
+	return fmt.Sprintf("%d dialogs re-created after their closed target was forgotten: Service Broker delivers them again (%s)",
+		n, invariant.FindingReopened)
+}
+
 // writeFindings writes the design findings of the checkers, if any: what Service Broker
 // itself would do wrong with the design. Whether they fail the run is the expectations'
 // business (file.Scenario.Check).
@@ -280,8 +286,7 @@ func writeFindings(w io.Writer, res *scenarios.Result, vs []Verdict) {
 		return
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "design findings: %d dialogs re-created after their closed target was forgotten: Service Broker delivers them again "+
-		"(%s, docs/dialog-protocol.md#design-findings)\n", res.FindingCount, invariant.FindingReopened)
+	fmt.Fprintf(w, "design findings: %s, docs/dialog-protocol.md#design-findings)\n", strings.TrimSuffix(findingsSentence(res.FindingCount), ")"))
 	for i, f := range res.Findings {
 		if i == 3 {
 			fmt.Fprintf(w, "  ... and %d more (summary.json lists the first %d)\n", res.FindingCount-i, len(res.Findings))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/sbsim/sbsim/model"
 	"github.com/sbsim/sbsim/net/faulty"
 	"github.com/sbsim/sbsim/scenarios"
+	"github.com/sbsim/sbsim/sim"
 )
 
 // ReportDataFile holds what report.html shows that summary.json does not: the scenario's
@@ -639,12 +641,92 @@ func Parameters(cfg scenarios.Config) []ReportParameter {
 		add("workload "+w.Name, "what it sends", text)
 	}
 	for _, in := range cfg.Instances {
+		if f := in.Forwarding; f.Enabled {
+			size := "10 MiB (the default)"
+			if f.MaxBytes > 0 {
+				size = fmt.Sprintf("%d B", f.MaxBytes)
+			}
+			add("instance "+in.Name, "message forwarding", "ON, MESSAGE_FORWARD_SIZE "+size)
+		}
+		for _, r := range in.Routes {
+			add("instance "+in.Name, "msdb route "+r.Name, routeText(r))
+		}
 		for _, db := range in.Databases {
+			where := in.Name + "/" + db.Name
 			for _, q := range db.Queues {
 				if a := q.Activation; a.Procedure != "" {
 					add("queue "+in.Name+"/"+q.Name, "activation", fmt.Sprintf("%s, at most %d readers, status %s", a.Procedure, a.MaxQueueReaders, onOff(a.Status)))
 				}
 			}
+			if db.HonorBrokerPriority {
+				add("database "+where, "HONOR_BROKER_PRIORITY", "ON")
+			}
+			for _, p := range db.Priorities {
+				add("database "+where, "broker priority "+p.Name, fmt.Sprintf("level %d for contract %s, local service %s, remote service %s",
+					p.Level, anyName(p.Contract), anyName(p.LocalService), anyName(p.RemoteService)))
+			}
+			for _, r := range db.Routes {
+				add("database "+where, "route "+r.Name, routeText(r))
+			}
+		}
+	}
+	for _, r := range cfg.Readers {
+		add("queue "+r.Queue, "reader", readerText(r.Mode, r.Top, r.Sessions, r.ProcessingTime))
+	}
+	for _, p := range cfg.Procedures {
+		add("procedure "+p.Name, "program", readerText(p.Mode, p.Top, 0, p.ProcessingTime))
+	}
+	for _, d := range brokerSettings(cfg.Broker) {
+		add("the broker", d[0], d[1])
+	}
+	return out
+}
+
+func anyName(s string) string {
+	if s == model.Any {
+		return "ANY"
+	}
+	return s
+}
+
+func routeText(r model.Route) string {
+	text := "SERVICE_NAME " + anyName(r.ServiceName) + ", ADDRESS " + r.Address
+	if r.BrokerInstance != "" {
+		text += ", BROKER_INSTANCE " + r.BrokerInstance
+	}
+	if r.MirrorAddress != "" {
+		text += ", MIRROR_ADDRESS " + r.MirrorAddress
+	}
+	if r.Lifetime > 0 {
+		text += ", LIFETIME " + roundDuration(r.Lifetime)
+	}
+	return text
+}
+
+// readerText says how a reader or a procedure reads: its mode, RECEIVE TOP, sessions and
+// processing time per message.
+func readerText(mode scenarios.ReaderMode, top, sessions int, processing sim.Distribution) string {
+	text := mode.String()
+	if top > 0 {
+		text += fmt.Sprintf(", RECEIVE TOP (%d)", top)
+	}
+	if sessions > 1 {
+		text += fmt.Sprintf(", %d sessions", sessions)
+	}
+	if processing.Kind != 0 || processing.Mean > 0 {
+		text += ", processing " + processing.String()
+	}
+	return text
+}
+
+// brokerSettings are the broker's settings the scenario changed from their defaults, by
+// field name, in the order model.Config declares them.
+func brokerSettings(c model.Config) [][2]string {
+	got, def := reflect.ValueOf(c.WithDefaults()), reflect.ValueOf(model.Config{}.WithDefaults())
+	var out [][2]string
+	for i := range got.NumField() {
+		if f := got.Type().Field(i); f.IsExported() && !reflect.DeepEqual(got.Field(i).Interface(), def.Field(i).Interface()) {
+			out = append(out, [2]string{f.Name, fmt.Sprint(got.Field(i).Interface())})
 		}
 	}
 	return out
@@ -686,6 +768,9 @@ func linkText(c faulty.Config) string {
 	return strings.Join(parts, ", ")
 }
 
+// runTrack is the timeline's track of the run itself.
+const runTrack = "the run"
+
 // timelineOf lists the faults and changes of the run: the links' down windows, the
 // timeline's changes, the crashes and the queues' OFF spans as the run had them, and the
 // start of the liveness phase, ordered by time.
@@ -725,8 +810,10 @@ func timelineOf(cfg scenarios.Config, res *scenarios.Result) []TimelineEntry {
 				where += "/" + ch.Route.Database
 			}
 			at("routes of "+where, ch.At, fmt.Sprintf("%s %s", ch.Route.Op, ch.Route.Route.Name))
-		case ch.Crash != nil:
-			// the crash itself is in res.Crashes, with its restart
+		case ch.Crash != nil: // the crash itself is in res.Crashes, with its restart
+			if ch.Crash.FailoverTo != "" {
+				at("instance "+ch.Crash.Instance, ch.At, "fails over to "+ch.Crash.FailoverTo)
+			}
 		case ch.Activation != nil:
 			a := ch.Activation
 			var parts []string
@@ -771,9 +858,9 @@ func timelineOf(cfg scenarios.Config, res *scenarios.Result) []TimelineEntry {
 		}
 	}
 	if cfg.Liveness.After > 0 {
-		at("the run", cfg.Liveness.After, "every fault heals: the liveness phase")
+		at(runTrack, cfg.Liveness.After, "every fault heals: the liveness phase")
 	}
-	at("the run", res.EndTime, "ended: "+res.StopReason.String())
+	at(runTrack, res.EndTime, "ended: "+res.StopReason.String())
 	slices.SortStableFunc(out, func(a, b TimelineEntry) int { return cmp.Compare(a.AtS, b.AtS) })
 	return out
 }

@@ -211,7 +211,7 @@ func TestTheReportShowsTheChartsTheTimelineAndTheParameters(t *testing.T) {
 	for _, p := range d.Parameters {
 		assert.Contains(t, page, "<td>"+html.EscapeString(p.Of)+"</td>")
 	}
-	for _, id := range []string{"verdict", "parameters", "key-figures", "conversations", "timeline", "plots", "figures"} {
+	for _, id := range []string{"verdict", "parameters", "key-figures", "conversations", "timeline", "plots", "all-figures"} {
 		assert.Contains(t, page, `href="#`+id+`"`, id)
 		assert.Contains(t, page, `id="`+id+`"`, id)
 	}
@@ -298,4 +298,53 @@ func TestTheChartsDropWhatACrashedInstanceMissesAndDoNotCountForwardsAsRetries(t
 		}
 		assert.NotEmpty(t, first, "the gateway forwarded")
 	}
+}
+
+// The parameters name what the design is made of beyond its links and workloads: the
+// priorities and HONOR_BROKER_PRIORITY, the routes and forwarding, the readers and the
+// procedures, the broker settings changed; the timeline names a failover.
+func TestTheParametersNameTheDesign(t *testing.T) {
+	has := func(d ReportData, of, name, value string) bool {
+		return slices.ContainsFunc(d.Parameters, func(p ReportParameter) bool {
+			return p.Of == of && p.Name == name && strings.Contains(p.Value, value)
+		})
+	}
+	_, _, d := reportDataOf(t, "branch-gateway")
+	assert.True(t, has(d, "database Branch1/Shop1", "HONOR_BROKER_PRIORITY", "ON"), "%+v", d.Parameters)
+	assert.True(t, has(d, "database Branch1/Shop1", "broker priority urgent", "level 10"), "%+v", d.Parameters)
+	assert.True(t, has(d, "instance Gateway", "message forwarding", "ON"), "%+v", d.Parameters)
+	assert.True(t, has(d, "instance Gateway", "msdb route Orders", "ADDRESS HQ"), "%+v", d.Parameters)
+	assert.True(t, has(d, "queue OrdersQueue", "reader", "RECEIVE TOP (20)"), "%+v", d.Parameters)
+
+	_, _, d = reportDataOf(t, "lossy-wan", "broker.retry_interval_min=2s")
+	assert.True(t, has(d, "the broker", "RetryIntervalMin", "2s"), "%+v", d.Parameters)
+	assert.True(t, has(d, "procedure ProcessStock", "program", "150ms"), "%+v", d.Parameters)
+	assert.False(t, slices.ContainsFunc(d.Parameters, func(p ReportParameter) bool { return p.Of == "the broker" && p.Name != "RetryIntervalMin" }),
+		"only the settings changed: %+v", d.Parameters)
+
+	_, _, d = reportDataOf(t, "mirror-failover")
+	assert.True(t, has(d, "database Shop/Shop", "route Warehouse", "MIRROR_ADDRESS WarehouseMirror"), "%+v", d.Parameters)
+	assert.True(t, slices.ContainsFunc(d.Timeline, func(e TimelineEntry) bool {
+		return e.Track == "instance Warehouse" && e.What == "fails over to WarehouseMirror"
+	}), "%+v", d.Timeline)
+}
+
+// A run with design findings says so under its verdict, and a statistical expectation its
+// one seed misses is marked as judged over the seeds.
+func TestTheReportSaysItsFindingsAndWhatOneSeedCannotJudge(t *testing.T) {
+	_, sum, page := reportOf(t, "fire-and-forget-outage")
+	require.Positive(t, sum.Invariants.FindingCount)
+	require.True(t, sum.OK)
+	assert.Contains(t, page, "Verdict: ok, every invariant and expectation held, with design findings (below)")
+	assert.Contains(t, page, "<b>Design findings:</b> "+html.EscapeString(findingsSentence(sum.Invariants.FindingCount)))
+
+	_, sum, page = reportOf(t, "lossy-wan", "links.0.both.latency=2s")
+	missed := 0
+	for _, e := range sum.Expectations {
+		if e.OK && strings.Contains(e.Detail, file.MissedOnOneSeed) {
+			missed++
+		}
+	}
+	require.Positive(t, missed, "an expectation over the seeds that this seed misses: %+v", sum.Expectations)
+	assert.Equal(t, missed, strings.Count(page, "this seed misses it: the share over the seeds decides"))
 }

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/sbsim/sbsim/model"
@@ -91,6 +92,11 @@ func WriteRunFolder(folder *Folder, r RunOf, verdicts []Verdict) ([]string, erro
 	if err != nil {
 		return files, err
 	}
+	head := []ReportParameter{{"the run", "seed", strconv.FormatUint(r.Seed, 10)}, {"the run", "replay", command}}
+	for _, o := range r.Overrides {
+		head = append(head, ReportParameter{"the run", "set on the command line", o.String()})
+	}
+	data.Parameters = append(head, data.Parameters...)
 	path, err := folder.Write(ReportDataFile, func(w io.Writer) error { return WriteReportData(w, data) })
 	if err != nil {
 		return files, err

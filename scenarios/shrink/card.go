@@ -425,7 +425,11 @@ func (o *Outcome) textChart() string {
 // duplicate's copy.
 func (o *Outcome) ChartSVG() []byte {
 	rows, lanes := o.chartRows()
-	chart := diagram.Sequence{Title: fmt.Sprintf("%s, seed %d", o.Failure, o.Seed), Lanes: lanes}
+	title := []rune(fmt.Sprintf("%s, seed %d", o.Failure, o.Seed))
+	if len(title) > 150 { // the card's text has the failure whole
+		title = append(title[:149], '…')
+	}
+	chart := diagram.Sequence{Title: string(title), Lanes: lanes}
 	for _, p := range rows {
 		st := diagram.SequenceStep{At: p.At, Lane: slices.Index(lanes, p.From), To: slices.Index(lanes, p.To), Arrive: p.Arrival,
 			Label: p.Key + " #" + fmt.Sprint(p.Copy)}
@@ -439,8 +443,11 @@ func (o *Outcome) ChartSVG() []byte {
 		}
 		chart.Steps = append(chart.Steps, st)
 	}
-	if len(rows) == maxChartRows {
+	switch len(rows) {
+	case maxChartRows:
 		chart.Note = fmt.Sprintf("the chart stops at %d packets", maxChartRows)
+	case 0:
+		chart.Note = "no packet of the failure crossed a link: it happened within an instance (the ledger says what)"
 	}
 	return diagram.SequenceSVG(chart)
 }
