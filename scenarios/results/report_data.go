@@ -428,18 +428,36 @@ func (r *chartRecorder) chart(c chosenConversation) ChartedConversation {
 	if initiator >= 0 {
 		lane(name(initiator), "initiator")
 	}
-	// Forwarders between them, in the catalog's order, then the target.
+	// Forwarders between them, in the catalog's order (an instance that exchanged the
+	// conversation's packets with two others or more), then the target, then the others
+	// (a mirror that took the target's database over, say).
+	var others []string
 	for id := range r.cat.Instances {
 		n := r.cat.Instances[id].Name
 		if id == initiator || id == target {
 			continue
 		}
-		if slices.ContainsFunc(packets, func(p chartPacket) bool { return p.sent.From == n || p.sent.To == n }) {
+		peers := map[string]bool{}
+		for _, p := range packets {
+			switch n {
+			case p.sent.From:
+				peers[p.sent.To] = true
+			case p.sent.To:
+				peers[p.sent.From] = true
+			}
+		}
+		switch {
+		case len(peers) >= 2:
 			lane(n, "")
+		case len(peers) == 1:
+			others = append(others, n)
 		}
 	}
 	if target >= 0 {
 		lane(name(target), "target")
+	}
+	for _, n := range others {
+		lane(n, "")
 	}
 	type step struct {
 		at time.Duration
