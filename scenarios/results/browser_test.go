@@ -184,8 +184,9 @@ type loadedPage struct {
 }
 
 const readPage = `(() => {
+document.querySelectorAll("details").forEach(d => { d.open = true; }); // what a click unfolds is on the page too
 const name = e => (e.closest("figure") || e).id || e.outerHTML.slice(0, 80);
-const shown = [...document.querySelectorAll("svg")].filter(s => !s.parentElement.closest("svg") && !s.closest("details:not([open])"));
+const shown = [...document.querySelectorAll("svg")].filter(s => !s.parentElement.closest("svg"));
 return {
 	text: document.body.innerText,
 	brokenImages: [...document.images].filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src),

@@ -99,7 +99,8 @@ func WriteReportFromFolder(w io.Writer, dir, question string) error {
 	return err
 }
 
-var reportTemplate = template.Must(template.Must(template.New("report").Funcs(template.FuncMap{"sectionTitle": sectionTitle, "detail": detail, "findings": findingsSentence, "missed": func(d string) bool { return strings.Contains(d, file.MissedOnOneSeed) }, "seconds": plainNumber}).Parse(pageShell)).Parse(`{{template "head" .Summary.Scenario}}, seed {{.Summary.Seed}}: {{.Verdict}}{{template "body"}}
+var reportTemplate = template.Must(template.Must(template.New("report").Funcs(template.FuncMap{"sectionTitle": sectionTitle, "detail": detail, "findings": findingsSentence, "missed": func(d string) bool { return strings.Contains(d, file.MissedOnOneSeed) }, "seconds": plainNumber,
+	"invariantsHeld": func(inv Invariants) bool { return invariantsLineOf(inv).held }, "invariantsLine": func(inv Invariants) string { return invariantsLineOf(inv).text }}).Parse(pageShell)).Parse(`{{template "head" .Summary.Scenario}}, seed {{.Summary.Seed}}: {{.Verdict}}{{template "body"}}
 <h1>{{.Summary.Scenario}}, seed {{.Summary.Seed}}</h1>
 <nav>{{range .SectionLinks}}<a href="#{{.}}">{{sectionTitle .}}</a> {{end}}</nav>
 {{if .Question}}<p class="question">{{.Question}}</p>{{end}}
@@ -111,9 +112,10 @@ with this design, whatever the invariants say; the expectations judge whether th
 {{range $.Summary.Invariants.Findings}}<tr><td>{{.ID}}</td><td>{{seconds .TimeS}}</td><td>{{.Conversation}}</td><td>{{.Message}}</td></tr>
 {{end}}</tbody></table></details>
 {{end}}
-<table id="invariants"><thead><tr><th>Rule</th><th>Verdict</th><th>What it checks</th><th>Detail</th></tr></thead><tbody>
+<p id="invariants-summary" class="{{if invariantsHeld .Summary.Invariants}}ok{{else}}failed{{end}}">{{invariantsLine .Summary.Invariants}}</p>
+<details><summary>Every invariant rule, with what it checks</summary><table id="invariants"><thead><tr><th>Rule</th><th>Verdict</th><th>What it checks</th><th>Detail</th></tr></thead><tbody>
 {{range .Summary.Invariants.Rules}}<tr><td>{{.Rule}}</td><td class="{{if eq .Verdict "violated"}}failed{{else}}ok{{end}}">{{.Verdict}}</td><td>{{.Description}}</td><td>{{detail .Detail}}</td></tr>
-{{end}}</tbody></table>
+{{end}}</tbody></table></details>
 <table id="expectations"><thead><tr><th>Expectation</th><th>Held</th><th>Value</th></tr></thead><tbody>
 {{range .Summary.Expectations}}<tr><td>{{.Name}}</td><td class="{{if .OK}}ok{{else}}failed{{end}}">{{if .OK}}yes{{if missed .Detail}}<br><small class="warn">this seed misses it: the share over the seeds decides</small>{{end}}{{else}}no{{end}}</td><td>{{detail .Detail}}</td></tr>
 {{end}}</tbody></table>
@@ -180,7 +182,7 @@ const pageShell = `{{define "head"}}<!DOCTYPE html>
 <style>
 body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;color:#222}
 .ok{color:#1a7f37}.failed{color:#cf222e}.warn{color:#9a6700}
-table{border-collapse:collapse;margin:1rem 0;display:block;overflow-x:auto;max-width:100%}td,th{border:1px solid #ccc;padding:.2rem .5rem;text-align:left}
+table{border-collapse:collapse;margin:1rem 0}.wide{overflow-x:auto;max-width:100%}td,th{border:1px solid #ccc;padding:.2rem .5rem;text-align:left}
 th{cursor:pointer;background:#f3f3f3}figure{display:inline-block;margin:1rem}svg{max-width:100%;height:auto}
 pre{white-space:pre-wrap;font-size:.85em}nav a{margin-right:.6rem}
 </style></head><body>{{end}}{{define "tail"}}<script>
@@ -230,4 +232,35 @@ func detail(text string) template.HTML {
 		h += `<details><summary>the records</summary><pre>` + template.HTMLEscapeString(rest) + `</pre></details>`
 	}
 	return template.HTML(h)
+}
+
+// invariantsLine is what the report says of the invariants in one line: how many rules held,
+// which were violated, which went unchecked.
+type invariantsLine struct {
+	text string
+	held bool
+}
+
+func invariantsLineOf(inv Invariants) invariantsLine {
+	var violated, unchecked []string
+	held := 0
+	for _, r := range inv.Rules {
+		switch r.Verdict {
+		case VerdictViolated:
+			violated = append(violated, r.Rule)
+		case VerdictUnchecked:
+			unchecked = append(unchecked, r.Rule)
+		default:
+			held++
+		}
+	}
+	switch {
+	case !inv.Checked:
+		return invariantsLine{"Invariants: not checked in this run (the checkers were off).", false}
+	case len(violated) > 0:
+		return invariantsLine{fmt.Sprintf("Invariants: %s violated; %d other rules held.", strings.Join(violated, ", "), held), false}
+	case len(unchecked) > 0:
+		return invariantsLine{fmt.Sprintf("Invariants: every one of the %d rules checked held; %s not checked.", held, strings.Join(unchecked, ", ")), true}
+	}
+	return invariantsLine{fmt.Sprintf("Invariants: every one of the %d rules held.", held), true}
 }

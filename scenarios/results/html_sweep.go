@@ -258,9 +258,9 @@ var sweepTemplate = template.Must(template.Must(template.New("sweep").Funcs(temp
 <h2 id="verdict" class="{{if .OK}}ok{{else}}failed{{end}}">Verdict: {{.Verdict}}</h2>
 {{range .FailedPoints}}<p class="failed">{{.Name}}:{{range .Cells}}{{if not .OK}} {{.Expectation}}: {{.Got}};{{end}}{{end}}{{range .Other}} {{.}};{{end}}</p>
 {{end}}{{range .Broken}}<p class="failed">{{pointName .Point}}, seed {{.Seed}}: {{range $i, $r := .Reasons}}{{if $i}}; {{end}}{{$r}}{{end}}{{.Error}}<br>replay: <code>{{.Replay}}</code></p>
-{{end}}<table id="points" class="sortable"><thead><tr><th>Point</th><th>Verdict</th><th>Runs that held their invariants</th>{{range .Expectations}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{end}}<div class="wide"><table id="points" class="sortable"><thead><tr><th>Point</th><th>Verdict</th><th>Runs that held their invariants</th>{{range .Expectations}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .Points}}<tr><td>{{.Name}}</td><td class="{{if .OK}}ok{{else}}failed{{end}}">{{if .OK}}ok{{else}}FAILED{{end}}</td><td>{{.Held}}</td>{{range .Cells}}<td class="{{if .OK}}ok{{else}}failed{{end}}">{{.Got}}</td>{{end}}</tr>
-{{end}}</tbody></table>
+{{end}}</tbody></table></div>
 <p>{{.Runs}} of {{.Total}} runs finished; {{len .Points}} points judged. A statistical expectation is judged over a point's seeds, the others on each seed.</p>
 <h2>Parameters</h2>
 <table id="parameters"><thead><tr><th>Key</th><th>Values</th></tr></thead><tbody>
@@ -272,9 +272,9 @@ var sweepTemplate = template.Must(template.Must(template.New("sweep").Funcs(temp
 {{else}}<p>No plots: the values of the first key are not numbers or durations.</p>
 {{end}}<h2>Figures</h2>
 {{if gt .AllRows (len .Rows)}}<p>The first {{len .Rows}} of {{.AllRows}} rows of sweep.csv, which has them all.</p>
-{{end}}<table id="figures" class="sortable"><thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{end}}<div class="wide"><table id="figures" class="sortable"><thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</tbody></table>
+{{end}}</tbody></table></div>
 {{template "tail"}}`))
 
 // writeReport writes sweep.json, then report.html from the folder, and adds their paths

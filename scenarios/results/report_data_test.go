@@ -348,3 +348,13 @@ func TestTheReportSaysItsFindingsAndWhatOneSeedCannotJudge(t *testing.T) {
 	require.Positive(t, missed, "an expectation over the seeds that this seed misses: %+v", sum.Expectations)
 	assert.Equal(t, missed, strings.Count(page, "this seed misses it: the share over the seeds decides"))
 }
+
+// The invariants are said in one line above their folded table: every rule held, or which
+// were violated.
+func TestTheReportSaysTheInvariantsInOneLine(t *testing.T) {
+	_, sum, page := reportOf(t, "lossy-wan")
+	assert.Contains(t, page, fmt.Sprintf(`<p id="invariants-summary" class="ok">Invariants: every one of the %d rules held.</p>`, len(sum.Invariants.Rules)))
+	_, sum, page = reportOf(t, "lossy-wan", "limits.max_events=100")
+	require.False(t, sum.OK)
+	assert.Contains(t, page, fmt.Sprintf(`<p id="invariants-summary" class="failed">Invariants: INV-12 violated; %d other rules held.</p>`, len(sum.Invariants.Rules)-1))
+}
