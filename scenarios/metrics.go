@@ -40,7 +40,7 @@ func (u Unit) Format(v float64) string {
 	case Duration:
 		return time.Duration(v).String()
 	case Fraction:
-		return strconv.FormatFloat(v, 'g', -1, 64)
+		return strconv.FormatFloat(v, 'g', 6, 64) // enough to read, and to tell apart what an expectation compares
 	case Rate:
 		return strconv.FormatFloat(v, 'g', 4, 64) + "/s"
 	case Verdict:
