@@ -169,6 +169,9 @@ func withoutUnit(label string) string {
 
 // capitalize returns s with its first letter in upper case, for a title.
 func capitalize(s string) string {
+	if first, _, _ := strings.Cut(s, " "); strings.ContainsAny(first, "._") {
+		return s // a metric's name (cpu.busy, activated_tasks.peak) is written as it is
+	}
 	r, n := utf8.DecodeRuneInString(s)
 	return string(unicode.ToUpper(r)) + s[n:]
 }
