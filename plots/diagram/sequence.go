@@ -60,7 +60,11 @@ const (
 // orange; each arrow's tooltip says when it left and arrived.
 func SequenceSVG(s Sequence) []byte {
 	rows, count := sequenceRows(s.Steps)
-	const laneGap, rowGap, top, left, right = 380, 20, 60, 96, 640
+	const rowGap, top, left, right = 20, 60, 96, 600
+	laneGap := 380
+	if len(s.Lanes) > 2 {
+		laneGap = 320
+	}
 	width := max(left+laneGap*max(len(s.Lanes)-1, 1)+right, 16+7*len([]rune(s.Title)))
 	height := top + rowGap*(count+1) + 24
 	x := func(lane int) int { return left + laneGap*lane }
@@ -122,11 +126,14 @@ func SequenceSVG(s Sequence) []byte {
 			fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="1" stroke-dasharray="1 2"/>`,
 				x1, y1, x2, y(r.again), colour)
 		}
-		anchor, lx := "start", x1+8
-		if x2 < x1 {
+		anchor, lx, text := "start", x1+8, clip(st.Label)
+		if x2 < x1 { // written leftwards from its lane: no further than the times' column
 			anchor, lx = "end", x1-8
+			if fit := (lx - left + 8) / 6; len([]rune(text)) > fit {
+				text = string([]rune(text)[:max(fit-1, 1)]) + "…"
+			}
 		}
-		fmt.Fprintf(&b, `<text x="%d" y="%d" fill="%s" text-anchor="%s">%s</text></g>`+"\n", lx, y1-3, colour, anchor, esc(clip(st.Label)))
+		fmt.Fprintf(&b, `<text x="%d" y="%d" fill="%s" text-anchor="%s">%s</text></g>`+"\n", lx, y1-3, colour, anchor, esc(text))
 	}
 	if s.Note != "" {
 		fmt.Fprintf(&b, `<text x="8" y="%d" fill="%s">%s</text>`+"\n", height-6, sequenceGrey, esc(s.Note))
@@ -180,7 +187,7 @@ func sequenceRows(steps []SequenceStep) ([]sequenceRow, int) {
 		st := steps[it.step]
 		row := count
 		if it.kind != 0 {
-			if r, ok := notes[at{it.at, st.To}]; ok {
+			if r, ok := notes[at{it.at, st.To}]; ok && r > rows[it.step].row { // never above where it left
 				row = r
 			}
 		}

@@ -82,3 +82,16 @@ func TestATimelineDrawsSpansAndInstantsOnTheirTracks(t *testing.T) {
 	svg = string(TimelineSVG(tl))
 	assert.Contains(t, svg, `<rect x="460.0" y="45" width="480.0"`, "the axis runs to the last mark, 60 s")
 }
+
+// An arrow never ends above the row it left from: a note at its arrival's instant on its
+// lane that comes before it gives it no row to share.
+func TestAnArrowNeverEndsAboveWhereItLeft(t *testing.T) {
+	steps := []SequenceStep{
+		{At: 0, Lane: 1, To: -1, Label: "ready seq 0"},
+		{At: 0, Lane: 0, To: 1, Arrive: 0, Label: "seq 0, on the instance"},
+	}
+	rows, count := sequenceRows(steps)
+	assert.Equal(t, 3, count)
+	assert.Equal(t, 1, rows[1].row)
+	assert.Equal(t, 2, rows[1].end, "a row of its own below, not the note's above")
+}

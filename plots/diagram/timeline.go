@@ -27,6 +27,9 @@ type TimelineTrack struct {
 type TimelineMark struct {
 	From, Until time.Duration
 	Label       string
+	// Tip, when set, is the mark's tooltip in place of its label and time: a mark drawn
+	// where it is not (a run's end past the axis) says when it was.
+	Tip string
 }
 
 // TimelineSVG draws the timeline as SVG, its time axis from 0 to End (or to the last mark,
@@ -63,7 +66,8 @@ func TimelineSVG(t Timeline) []byte {
 		label := func(x float64, text, colour string, cy float64) string {
 			w := 6.2 * float64(len([]rune(text)))
 			anchor, from := "start", x
-			if x+w > float64(width-4) {
+			if x+w > float64(width-4) { // ends before the mark, clear of it
+				x -= 16
 				anchor, from = "end", x-w
 			}
 			if from < written+6 || from < left {
@@ -80,8 +84,12 @@ func TimelineSVG(t Timeline) []byte {
 				continue
 			}
 			cx, cy := x(m.From), float64(y+rowGap/2)
-			fmt.Fprintf(&b, `<g><title>%s: at %s</title><polygon points="%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f" fill="%s"/>%s</g>`+"\n",
-				esc(m.Label), esc(duration(m.From)), cx, cy-6, cx+5, cy, cx, cy+6, cx-5, cy, sequenceBlue, label(cx+7, m.Label, sequenceBlue, cy-4))
+			tip := m.Label + ": at " + duration(m.From)
+			if m.Tip != "" {
+				tip = m.Tip
+			}
+			fmt.Fprintf(&b, `<g><title>%s</title><polygon points="%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f" fill="%s"/>%s</g>`+"\n",
+				esc(tip), cx, cy-6, cx+5, cy, cx, cy+6, cx-5, cy, sequenceBlue, label(cx+7, m.Label, sequenceBlue, cy-4))
 		}
 	}
 	b.WriteString("</svg>\n")

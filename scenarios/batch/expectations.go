@@ -175,7 +175,7 @@ func (t tally) judgeShare(e file.Expectation) (ok bool, got string) {
 	case hi < e.Over.Share:
 		return false, got + fmt.Sprintf(", below %s; first miss: seed %d (got %s)", file.Percent(e.Over.Share), t.firstMiss, t.missGot)
 	case lo < e.Over.Share:
-		return true, got + "; too few seeds to show it or refute it" + moreSeeds(t.held, t.seeds, e.Over.Share, level)
+		return true, got + "; " + TooFewSeeds + moreSeeds(t.held, t.seeds, e.Over.Share, level)
 	}
 	return true, got
 }
@@ -189,7 +189,7 @@ func (t tally) judgeMean(e file.Expectation) (ok bool, got string) {
 		return false, fmt.Sprintf("seed %d gave no value (%s): the mean needs one from every seed", t.noValue, t.why)
 	}
 	if t.measured < 2 {
-		return true, fmt.Sprintf("%s on %d seed, which gives no interval: too few seeds to show it or refute it", format(unit, t.mean), t.measured)
+		return true, fmt.Sprintf("%s on %d seed, which gives no interval: " + TooFewSeeds, format(unit, t.mean), t.measured)
 	}
 	level := e.Over.Level()
 	lo, hi := meanInterval(t.mean, math.Sqrt(t.m2/float64(t.measured-1)), t.measured, level)
@@ -200,7 +200,7 @@ func (t tally) judgeMean(e file.Expectation) (ok bool, got string) {
 	case !someHolds(c, lo, hi, v):
 		return false, got + fmt.Sprintf(", all %s %s; first seed that missed: %d (got %s)", missWord(c), format(unit, v), t.firstMiss, t.missGot)
 	case !c.Holds(lo, v) || !c.Holds(hi, v):
-		return true, got + "; too few seeds to show it or refute it"
+		return true, got + "; " + TooFewSeeds
 	}
 	return true, got
 }
@@ -316,3 +316,7 @@ func meanInterval(mean, sd float64, n int, level float64) (lo, hi float64) {
 	half := t * sd / math.Sqrt(float64(n))
 	return mean - half, mean + half
 }
+
+// TooFewSeeds is what a verdict over the seeds says when they cannot show the expectation
+// or refute it: it holds, and more seeds would tell (a sweep's page counts them).
+const TooFewSeeds = "too few seeds to show it or refute it"

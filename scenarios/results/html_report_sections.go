@@ -78,6 +78,9 @@ func keyFigures(s Summary) []reportMetric {
 	for _, k := range want {
 		for _, m := range s.Metrics {
 			if r := metricRow(m); r.Metric == k.metric && r.Subject == k.subject && !slices.Contains(out, r) {
+				if m.Unit == "hold/violated" { // a verdict, said in words here
+					r.Unit, r.Value = "", map[bool]string{true: "hold", false: VerdictViolated}[m.Value != 0]
+				}
 				out = append(out, r)
 			}
 		}
@@ -103,8 +106,10 @@ func timelineChart(entries []TimelineEntry, s Summary) diagram.Timeline {
 	t.End = t.End + t.End/8
 	index := map[string]int{}
 	for _, e := range entries {
+		tip := ""
 		if e.Track == runTrack && fromSeconds(e.AtS) > t.End && t.End > 0 {
 			e.What = fmt.Sprintf("at %s: %s", roundDuration(fromSeconds(e.AtS)), e.What)
+			tip = e.What + " (drawn at the axis's end)"
 			e.AtS, e.UntilS = t.End.Seconds(), nil
 		}
 		i, ok := index[e.Track]
@@ -113,7 +118,7 @@ func timelineChart(entries []TimelineEntry, s Summary) diagram.Timeline {
 			index[e.Track] = i
 			t.Tracks = append(t.Tracks, diagram.TimelineTrack{Name: e.Track})
 		}
-		m := diagram.TimelineMark{From: fromSeconds(e.AtS), Label: e.What}
+		m := diagram.TimelineMark{From: fromSeconds(e.AtS), Label: e.What, Tip: tip}
 		if e.UntilS != nil {
 			m.Until = fromSeconds(*e.UntilS)
 		}

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/sbsim/sbsim/scenarios/batch"
 )
 
 // maxSweepRows bounds the rows of sweep.csv the sweep's report shows: a sweep of many
@@ -154,7 +156,19 @@ func sweepVerdict(p sweepPage) string {
 		parts = append(parts, fmt.Sprintf("interrupted: %d of %d runs finished", p.Runs, p.Total))
 	}
 	if p.OK {
-		return strings.Join(append(parts, "ok: every run held its invariants and every point met its expectations"), "; ")
+		verdict := "ok: every run held its invariants and every point met its expectations"
+		undecided := 0
+		for _, pt := range p.Points {
+			for _, c := range pt.Cells {
+				if strings.Contains(c.Got, batch.TooFewSeeds) {
+					undecided++
+				}
+			}
+		}
+		if undecided > 0 {
+			verdict += fmt.Sprintf(", %d of them only for want of seeds to refute them (more with -seeds: the table says how many)", undecided)
+		}
+		return strings.Join(append(parts, verdict), "; ")
 	}
 	if n := len(p.Broken); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d of %d runs broke an invariant", n, p.Runs))

@@ -152,3 +152,13 @@ func TestReportOfASweepWithoutItsRecordSaysSo(t *testing.T) {
 	assert.Contains(t, stderr.String(), "no sweep.json, which a sweep's report is drawn from")
 	assert.NoFileExists(t, filepath.Join(dir, ReportFile))
 }
+
+// A sweep whose expectations over the seeds hold only because too few seeds ran to refute
+// them says so in its verdict, with how many.
+func TestTheSweepVerdictSaysWhatTooFewSeedsCouldNotRefute(t *testing.T) {
+	_, _, page := sweepReportOf(t, "lossy-wan", "broker.retry_interval_min=1s,2s", 2)
+	undecided := strings.Count(page, batch.TooFewSeeds)
+	require.Positive(t, undecided, "lossy-wan's expectations over the seeds on 2 seeds")
+	assert.Contains(t, page, "every point met its expectations, ")
+	assert.Regexp(t, `every point met its expectations, \d+ of them only for want of seeds to refute them`, page)
+}

@@ -103,6 +103,9 @@ func NewReportData(cfg scenarios.Config, seed uint64, res *scenarios.Result) (Re
 		return d, nil
 	}
 	rec := newChartRecorder(cat, res.Crashes, chosen)
+	for principal, mirror := range failovers(cfg) { // one entry per failover; the order does not matter
+		rec.answers[mirror] = principal
+	}
 	again := cfg
 	again.Trace, again.Conversations, again.RecordFaults = false, false, false
 	again.TraceSink, again.PacketSink = rec, rec
@@ -168,7 +171,7 @@ func chooseConversations(res *scenarios.Result) []chosenConversation {
 		}
 	}
 	slow := slices.Clone(res.Conversations)
-	slow = slices.DeleteFunc(slow, func(c scenarios.ConversationResult) bool { return c.Latency.Count == 0 })
+	slow = slices.DeleteFunc(slow, func(c scenarios.ConversationResult) bool { return c.Latency.Count == 0 || c.Latency.Max == 0 })
 	slices.SortStableFunc(slow, func(a, b scenarios.ConversationResult) int { return cmp.Compare(b.Latency.Max, a.Latency.Max) })
 	for i, c := range slow {
 		if room = chartedConversations; i == 2 {
@@ -178,7 +181,7 @@ func chooseConversations(res *scenarios.Result) []chosenConversation {
 		if i == 1 {
 			what = "the second slowest"
 		}
-		add(c.Conversation, fmt.Sprintf("%s: its longest message took %s (p50 %s) from SEND to ready", what,
+		add(c.Conversation, fmt.Sprintf("%s: its longest user message took %s (p50 %s) from SEND to ready", what,
 			roundDuration(c.Latency.Max), roundDuration(c.Latency.P50)))
 	}
 	return out
@@ -189,6 +192,9 @@ func chooseConversations(res *scenarios.Result) []chosenConversation {
 type chartRecorder struct {
 	cat     *model.Catalog
 	crashes []scenarios.CrashResult // an arrival while its instance is down is lost
+	// answers maps a mirror to the instance whose broker answers there after its failover:
+	// the mirror's packets go to that broker's lane.
+	answers map[string]string
 	records map[model.ConversationID][]model.TraceRecord
 	packets map[model.ConversationID][]chartPacket
 	// tail marks the failing conversations, whose last records and packets are kept; cut is
@@ -216,7 +222,7 @@ type chartPacket struct {
 }
 
 func newChartRecorder(cat *model.Catalog, crashes []scenarios.CrashResult, chosen []chosenConversation) *chartRecorder {
-	r := &chartRecorder{cat: cat, crashes: crashes, records: map[model.ConversationID][]model.TraceRecord{},
+	r := &chartRecorder{cat: cat, crashes: crashes, answers: map[string]string{}, records: map[model.ConversationID][]model.TraceRecord{},
 		packets: map[model.ConversationID][]chartPacket{}, copies: map[fragmentKey]int{},
 		tail: map[model.ConversationID]bool{}, cut: map[model.ConversationID]time.Duration{}}
 	for _, c := range chosen {
@@ -348,6 +354,15 @@ func ackText(a *model.Ack) string {
 	return text
 }
 
+// laneName is the lane of a packet's instance: a mirror's is the lane of the broker that
+// fails over to it.
+func (r *chartRecorder) laneName(instance string) string {
+	if p, ok := r.answers[instance]; ok {
+		return p
+	}
+	return instance
+}
+
 // down reports whether instance was down, crashed and not yet restarted, at t (G-13): the
 // link's packets arriving then are dropped.
 func (r *chartRecorder) down(instance string, t time.Duration) bool {
@@ -434,7 +449,7 @@ func (r *chartRecorder) chart(c chosenConversation) ChartedConversation {
 	var others []string
 	for id := range r.cat.Instances {
 		n := r.cat.Instances[id].Name
-		if id == initiator || id == target {
+		if id == initiator || id == target || r.answers[n] != "" {
 			continue
 		}
 		peers := map[string]bool{}
@@ -463,6 +478,22 @@ func (r *chartRecorder) chart(c chosenConversation) ChartedConversation {
 		at time.Duration
 		ChartStep
 	}
+	// A dialog on one instance has no packet: an arrow goes from each SEND, right after its
+	// note, to its message's ready.
+	type msg struct {
+		fromInitiator bool
+		seq           model.SequenceNumber
+	}
+	readyAt := map[msg]time.Duration{}
+	if local {
+		for _, t := range records {
+			if k := (msg{t.FromInitiator, t.Sequence}); t.Kind == model.TraceMessageReady && t.Sequence != model.Unsequenced {
+				if _, seen := readyAt[k]; !seen {
+					readyAt[k] = t.At
+				}
+			}
+		}
+	}
 	var steps []step
 	for _, t := range records {
 		role := "target"
@@ -475,11 +506,19 @@ func (r *chartRecorder) chart(c chosenConversation) ChartedConversation {
 			role = "initiator"
 		}
 		steps = append(steps, step{t.At, ChartStep{AtS: t.At.Seconds(), Lane: lane(name(int(t.Instance)), role), What: r.recordText(&t)}})
+		if ready, ok := readyAt[msg{t.FromInitiator, t.Sequence}]; ok && t.Kind == model.TraceMessageSent {
+			from, to := lane(name(initiator), "initiator"), lane(name(target), "target")
+			if !t.FromInitiator {
+				from, to = to, from
+			}
+			steps = append(steps, step{t.At, ChartStep{AtS: t.At.Seconds(), Lane: from, To: &to, ArriveS: ready.Seconds(),
+				What: fmt.Sprintf("%s seq %d %s, on the instance", scenarios.Arrow(t.FromInitiator), t.Sequence, r.typeName(t.MessageType))}})
+		}
 	}
 	for _, p := range packets {
-		from, to := lane(p.sent.From, ""), lane(p.sent.To, "")
+		from, to := lane(r.laneName(p.sent.From), ""), lane(r.laneName(p.sent.To), "")
 		what := p.what
-		if !local && p.sent.From != endpointName(initiator) && p.sent.From != endpointName(target) {
+		if sender := r.laneName(p.sent.From); !local && sender != endpointName(initiator) && sender != endpointName(target) {
 			// A forwarder never retries: it passes on each copy that reaches it.
 			what = retryLabel.ReplaceAllStringFunc(what, func(m string) string {
 				n, _ := strconv.Atoi(retryLabel.FindStringSubmatch(m)[1])
@@ -505,29 +544,6 @@ func (r *chartRecorder) chart(c chosenConversation) ChartedConversation {
 			s.ArriveS = 0
 		}
 		steps = append(steps, step{p.sent.At, s})
-	}
-	if local { // no packet: an arrow from each SEND to its message's ready
-		type msg struct {
-			fromInitiator bool
-			seq           model.SequenceNumber
-		}
-		sent := map[msg]model.TraceRecord{}
-		for _, t := range records {
-			k := msg{t.FromInitiator, t.Sequence}
-			switch t.Kind {
-			case model.TraceMessageSent:
-				sent[k] = t
-			case model.TraceMessageReady:
-				if s, ok := sent[k]; ok {
-					from, to := lane(name(initiator), "initiator"), lane(name(target), "target")
-					if !t.FromInitiator {
-						from, to = to, from
-					}
-					steps = append(steps, step{s.At, ChartStep{AtS: s.At.Seconds(), Lane: from, To: &to, ArriveS: t.At.Seconds(),
-						What: fmt.Sprintf("%s seq %d %s, on the instance", scenarios.Arrow(t.FromInitiator), t.Sequence, r.typeName(t.MessageType))}})
-				}
-			}
-		}
 	}
 	slices.SortStableFunc(steps, func(a, b step) int { return cmp.Compare(a.at, b.at) })
 	// What happened at one endpoint at one instant is one note.
@@ -555,6 +571,13 @@ func (r *chartRecorder) chart(c chosenConversation) ChartedConversation {
 	if dropped {
 		out.StartsAtS = max(cut.Seconds(), 1e-9) // set, even for a cut at 0
 	}
+	for i, l := range out.Lanes {
+		for mirror, principal := range r.answers { // at most a few failovers
+			if l == principal {
+				out.Lanes[i] = principal + " (then its mirror " + mirror + ")"
+			}
+		}
+	}
 	out.Steps = make([]ChartStep, len(steps))
 	for i, s := range steps {
 		out.Steps[i] = s.ChartStep
@@ -568,6 +591,12 @@ var retryLabel = regexp.MustCompile(`\(retry (\d+)\)`)
 // recordText says what a record did at its endpoint.
 func (r *chartRecorder) recordText(t *model.TraceRecord) string {
 	msg := fmt.Sprintf("seq %d %s", t.Sequence, r.typeName(t.MessageType))
+	if t.Sequence == model.Unsequenced { // a dialog timer's message, a broker's error
+		msg = r.typeName(t.MessageType)
+		if t.Kind == model.TraceMessageReady {
+			return "ready: " + msg
+		}
+	}
 	switch t.Kind {
 	case model.TraceMessageSent:
 		if t.Fragments > 1 {
@@ -646,7 +675,7 @@ func Parameters(cfg scenarios.Config) []ReportParameter {
 		}
 	}
 	for _, w := range cfg.Workloads {
-		text := fmt.Sprintf("%s -> %s: %d dialogs from %s, each %d messages", w.From, w.To, w.Dialogs, roundDuration(w.Start), max(w.Messages, 1))
+		text := fmt.Sprintf("%s -> %s: %s from %s, each %s", w.From, w.To, plural(w.Dialogs, "dialog"), roundDuration(w.Start), plural(max(w.Messages, 1), "message"))
 		if w.Interarrival.Kind != 0 || w.Interarrival.Mean > 0 {
 			text += ", a dialog every " + w.Interarrival.String()
 		}
@@ -656,6 +685,7 @@ func Parameters(cfg scenarios.Config) []ReportParameter {
 		if w.Replies {
 			text += ", each answered"
 		}
+		text += ", ends: " + w.End.String() // who ends the dialogs (end: in the file)
 		add("workload "+w.Name, "what it sends", text)
 	}
 	for _, in := range cfg.Instances {
@@ -689,10 +719,10 @@ func Parameters(cfg scenarios.Config) []ReportParameter {
 		}
 	}
 	for _, r := range cfg.Readers {
-		add("queue "+r.Queue, "reader", readerText(r.Mode, r.Top, r.Sessions, r.ProcessingTime))
+		add("queue "+r.Queue, "reader", readerText(r.Mode, r.Top, r.Sessions, r.ProcessingTime, r.RollbackRate))
 	}
 	for _, p := range cfg.Procedures {
-		add("procedure "+p.Name, "program", readerText(p.Mode, p.Top, 0, p.ProcessingTime))
+		add("procedure "+p.Name, "program", readerText(p.Mode, p.Top, 0, p.ProcessingTime, p.RollbackRate))
 	}
 	for _, d := range brokerSettings(cfg.Broker) {
 		add("the broker", d[0], d[1])
@@ -723,7 +753,7 @@ func routeText(r model.Route) string {
 
 // readerText says how a reader or a procedure reads: its mode, RECEIVE TOP, sessions and
 // processing time per message.
-func readerText(mode scenarios.ReaderMode, top, sessions int, processing sim.Distribution) string {
+func readerText(mode scenarios.ReaderMode, top, sessions int, processing sim.Distribution, rollback float64) string {
 	text := mode.String()
 	if top > 0 {
 		text += fmt.Sprintf(", RECEIVE TOP (%d)", top)
@@ -733,6 +763,9 @@ func readerText(mode scenarios.ReaderMode, top, sessions int, processing sim.Dis
 	}
 	if processing.Kind != 0 || processing.Mean > 0 {
 		text += ", processing " + processing.String()
+	}
+	if rollback > 0 {
+		text += fmt.Sprintf(", rolls back %s%% of its transactions", strconv.FormatFloat(100*rollback, 'g', 4, 64))
 	}
 	return text
 }
@@ -748,6 +781,14 @@ func brokerSettings(c model.Config) [][2]string {
 		}
 	}
 	return out
+}
+
+// plural writes n things: 1 dialog, 2 dialogs.
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 func onOff(on bool) string {
@@ -784,6 +825,17 @@ func linkText(c faulty.Config) string {
 		parts = append(parts, fmt.Sprintf("down %s to %s", roundDuration(w.From), roundDuration(w.Until)))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// failovers maps each instance that fails over in the timeline to its mirror.
+func failovers(cfg scenarios.Config) map[string]string {
+	out := map[string]string{}
+	for _, ch := range cfg.Timeline {
+		if ch.Crash != nil && ch.Crash.FailoverTo != "" {
+			out[ch.Crash.Instance] = ch.Crash.FailoverTo
+		}
+	}
+	return out
 }
 
 // runTrack is the timeline's track of the run itself.
@@ -830,7 +882,8 @@ func timelineOf(cfg scenarios.Config, res *scenarios.Result) []TimelineEntry {
 			at("routes of "+where, ch.At, fmt.Sprintf("%s %s", ch.Route.Op, ch.Route.Route.Name))
 		case ch.Crash != nil: // the crash itself is in res.Crashes, with its restart
 			if ch.Crash.FailoverTo != "" {
-				at("instance "+ch.Crash.Instance, ch.At, "fails over to "+ch.Crash.FailoverTo)
+				at("instance "+ch.Crash.Instance, ch.At+ch.Crash.RestartAfter, "its broker restarts on its mirror "+ch.Crash.FailoverTo+
+					" (failover), which answers for it from then on")
 			}
 		case ch.Activation != nil:
 			a := ch.Activation
@@ -849,9 +902,13 @@ func timelineOf(cfg scenarios.Config, res *scenarios.Result) []TimelineEntry {
 			at(timelineQueue(res, ch.Queue), ch.At, "ALTER QUEUE STATUS "+ch.Status.String())
 		}
 	}
+	failover := failovers(cfg)
 	for _, c := range res.Crashes {
 		what := "crashed, restarts at " + roundDuration(c.RestartsAt)
-		if c.Restarted {
+		switch {
+		case failover[c.Instance] != "":
+			what = "crashed, fails over to " + failover[c.Instance]
+		case c.Restarted:
 			what = "crashed, then restarted"
 		}
 		span("instance "+c.Instance, c.CrashedAt, c.RestartsAt, what)

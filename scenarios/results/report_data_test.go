@@ -166,7 +166,7 @@ func TestTheReportsTimelineHasTheFaultsAndChanges(t *testing.T) {
 	assert.Equal(t, 40.0, until(e))
 
 	_, _, d = reportDataOf(t, "mirror-failover")
-	e, ok = entry(d, "instance Warehouse", "crashed, then restarted", 20)
+	e, ok = entry(d, "instance Warehouse", "crashed, fails over to WarehouseMirror", 20)
 	require.True(t, ok, "%+v", d.Timeline)
 	assert.Equal(t, 30.0, until(e))
 	for i := 1; i < len(d.Timeline); i++ {
@@ -325,8 +325,8 @@ func TestTheParametersNameTheDesign(t *testing.T) {
 	_, _, d = reportDataOf(t, "mirror-failover")
 	assert.True(t, has(d, "database Shop/Shop", "route Warehouse", "MIRROR_ADDRESS WarehouseMirror"), "%+v", d.Parameters)
 	assert.True(t, slices.ContainsFunc(d.Timeline, func(e TimelineEntry) bool {
-		return e.Track == "instance Warehouse" && e.What == "fails over to WarehouseMirror"
-	}), "%+v", d.Timeline)
+		return e.Track == "instance Warehouse" && e.AtS == 30 && strings.HasPrefix(e.What, "its broker restarts on its mirror WarehouseMirror")
+	}), "the failover when the mirror takes over: %+v", d.Timeline)
 }
 
 // A run with design findings says so under its verdict, and a statistical expectation its
@@ -335,7 +335,8 @@ func TestTheReportSaysItsFindingsAndWhatOneSeedCannotJudge(t *testing.T) {
 	_, sum, page := reportOf(t, "fire-and-forget-outage")
 	require.Positive(t, sum.Invariants.FindingCount)
 	require.True(t, sum.OK)
-	assert.Contains(t, page, "Verdict: ok, every invariant and expectation held, with design findings (below)")
+	assert.Contains(t, page, "Verdict: ok: the design fails as the scenario expects (the design findings below), and its expectations held",
+		"the scenario expects the finding (dialogs.reopened)")
 	assert.Contains(t, page, "<b>Design findings:</b> "+html.EscapeString(findingsSentence(sum.Invariants.FindingCount)))
 
 	_, sum, page = reportOf(t, "lossy-wan", "links.0.both.latency=2s")
