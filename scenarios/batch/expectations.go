@@ -189,7 +189,7 @@ func (t tally) judgeMean(e file.Expectation) (ok bool, got string) {
 		return false, fmt.Sprintf("seed %d gave no value (%s): the mean needs one from every seed", t.noValue, t.why)
 	}
 	if t.measured < 2 {
-		return true, fmt.Sprintf("%s on %d seed, which gives no interval: " + TooFewSeeds, format(unit, t.mean), t.measured)
+		return true, fmt.Sprintf("%s on %d seed, which gives no interval: "+TooFewSeeds, format(unit, t.mean), t.measured)
 	}
 	level := e.Over.Level()
 	lo, hi := meanInterval(t.mean, math.Sqrt(t.m2/float64(t.measured-1)), t.measured, level)
