@@ -612,6 +612,13 @@ func (r *chartRecorder) recordText(t *model.TraceRecord) string {
 			return "endpoint created: " + t.To.String()
 		}
 		return fmt.Sprintf("state %s → %s", t.From, t.To)
+	case model.TraceDelayed:
+		return "delayed: no route to the far service yet (RTE-2)"
+	case model.TraceRouted:
+		if int(t.Peer) < len(r.cat.Instances) {
+			return "routed: its messages now go to " + r.cat.Instances[t.Peer].Name
+		}
+		return "routed"
 	case model.TraceMessageHeld:
 		return "held, the queue OFF: " + msg
 	case model.TraceMessageReturned:
