@@ -778,13 +778,14 @@ func readerText(mode scenarios.ReaderMode, top, sessions int, processing sim.Dis
 }
 
 // brokerSettings are the broker's settings the scenario changed from their defaults, by
-// field name, in the order model.Config declares them.
+// the key a scenario file or -set gives them (broker.retry_interval_min), in the order
+// model.Config declares them.
 func brokerSettings(c model.Config) [][2]string {
 	got, def := reflect.ValueOf(c.WithDefaults()), reflect.ValueOf(model.Config{}.WithDefaults())
 	var out [][2]string
 	for i := range got.NumField() {
 		if f := got.Type().Field(i); f.IsExported() && !reflect.DeepEqual(got.Field(i).Interface(), def.Field(i).Interface()) {
-			out = append(out, [2]string{f.Name, fmt.Sprint(got.Field(i).Interface())})
+			out = append(out, [2]string{"broker." + snake(f.Name), fmt.Sprint(got.Field(i).Interface())})
 		}
 	}
 	return out
@@ -981,4 +982,20 @@ func timelineQueue(res *scenarios.Result, name string) string {
 		}
 	}
 	return "queue " + name
+}
+
+// snake writes a Go field name as a scenario file's key: RetryIntervalMin is
+// retry_interval_min.
+func snake(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

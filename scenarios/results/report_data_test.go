@@ -317,9 +317,9 @@ func TestTheParametersNameTheDesign(t *testing.T) {
 	assert.True(t, has(d, "queue OrdersQueue", "reader", "RECEIVE TOP (20)"), "%+v", d.Parameters)
 
 	_, _, d = reportDataOf(t, "lossy-wan", "broker.retry_interval_min=2s")
-	assert.True(t, has(d, "the broker", "RetryIntervalMin", "2s"), "%+v", d.Parameters)
+	assert.True(t, has(d, "the broker", "broker.retry_interval_min", "2s"), "by its key in a file: %+v", d.Parameters)
 	assert.True(t, has(d, "procedure ProcessStock", "program", "150ms"), "%+v", d.Parameters)
-	assert.False(t, slices.ContainsFunc(d.Parameters, func(p ReportParameter) bool { return p.Of == "the broker" && p.Name != "RetryIntervalMin" }),
+	assert.False(t, slices.ContainsFunc(d.Parameters, func(p ReportParameter) bool { return p.Of == "the broker" && p.Name != "broker.retry_interval_min" }),
 		"only the settings changed: %+v", d.Parameters)
 
 	_, _, d = reportDataOf(t, "mirror-failover")
