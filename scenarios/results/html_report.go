@@ -108,7 +108,8 @@ var reportTemplate = template.Must(template.Must(template.New("report").Funcs(te
 <nav>{{range .SectionLinks}}<a href="#{{.}}">{{sectionTitle .}}</a> {{end}}</nav>
 {{if .Question}}<p class="question">{{.Question}}</p>{{end}}
 <h2 id="verdict" class="{{if .Summary.OK}}ok{{else}}failed{{end}}">Verdict: {{.Verdict}}</h2>
-{{range .Failed}}<p class="failed">{{.Name}}: got {{detail .Detail}}</p>{{end}}
+{{if .Summary.StoppedAtLimit}}<p class="warn" id="stopped-at-limit"><b>The run stopped at a limit</b> ({{.Summary.StopReason}}) at {{seconds .Summary.EndTimeS}} s, before its end: its results are partial, and what it left undelivered may be the cut's, not the design's (limits: in the scenario file, or -set limits.max_events=..., limits.max_time=...).</p>
+{{end}}{{range .Failed}}<p class="failed">{{.Name}}: got {{detail .Detail}}</p>{{end}}
 {{with .Summary.Invariants.FindingCount}}<p class="warn" id="findings"><b>Design findings:</b> {{findings .}}: what Service Broker itself would do
 with this design, whatever the invariants say; the expectations judge whether the scenario accepts it.</p>
 <details><summary>The first {{len $.Summary.Invariants.Findings}}</summary><table id="findings-table"><thead><tr><th>Finding</th><th>At (s)</th><th>Conversation</th><th>What</th></tr></thead><tbody>

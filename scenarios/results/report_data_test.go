@@ -354,8 +354,12 @@ func TestTheReportSaysItsFindingsAndWhatOneSeedCannotJudge(t *testing.T) {
 // were violated.
 func TestTheReportSaysTheInvariantsInOneLine(t *testing.T) {
 	_, sum, page := reportOf(t, "lossy-wan")
+	assert.NotContains(t, page, `id="stopped-at-limit"`)
 	assert.Contains(t, page, fmt.Sprintf(`<p id="invariants-summary" class="ok">Invariants: every one of the %d rules held.</p>`, len(sum.Invariants.Rules)))
 	_, sum, page = reportOf(t, "lossy-wan", "limits.max_events=100")
 	require.False(t, sum.OK)
 	assert.Contains(t, page, fmt.Sprintf(`<p id="invariants-summary" class="failed">Invariants: INV-12 violated; %d other rules held.</p>`, len(sum.Invariants.Rules)-1))
+	require.True(t, sum.StoppedAtLimit)
+	assert.Contains(t, page, `<p class="warn" id="stopped-at-limit"><b>The run stopped at a limit</b> (event_limit)`,
+		"a run cut short says so before what failed")
 }
