@@ -308,7 +308,7 @@ func (w *world) unfinishedDetail(v *invariant.Violation) string {
 			last := slices.MaxFunc(rows, func(x, y model.TransmissionQueueRow) int {
 				return cmp.Compare(x.MessageSequenceNumber, y.MessageSequenceNumber)
 			})
-			part := fmt.Sprintf("%d messages still in sys.transmission_queue of %s", len(rows), name)
+			part := fmt.Sprintf("%d %s still in sys.transmission_queue of %s", len(rows), map[bool]string{true: "message", false: "messages"}[len(rows) == 1], name)
 			if last.TransmissionStatus != "" {
 				part += fmt.Sprintf(" (the last's transmission_status %q)", last.TransmissionStatus)
 			}
