@@ -65,7 +65,7 @@ type Size struct {
 func (s Size) Steps() int { return s.Messages + s.Faults }
 
 func (s Size) String() string {
-	return fmt.Sprintf("%d steps (%d messages, %d faults), %d events", s.Steps(), s.Messages, s.Faults, s.Events)
+	return fmt.Sprintf("%s (%s, %s), %s", plural(s.Steps(), "step"), plural(s.Messages, "message"), plural(s.Faults, "fault"), plural(int(s.Events), "event"))
 }
 
 // sizeOf measures cfg, whose run took events.
