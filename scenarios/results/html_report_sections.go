@@ -141,7 +141,7 @@ func sequenceChart(c ChartedConversation) diagram.Sequence {
 			switch st.Fate {
 			case "lost", "partition", "capacity", "instance down":
 				step.Fate = diagram.Lost
-				step.Label += " — " + map[string]string{"lost": "lost", "partition": "dropped: link down",
+				step.Label += " — " + map[string]string{"lost": "lost", "partition": "dropped: link down (partition)",
 					"capacity": "dropped: link full", "instance down": "dropped: its instance is down"}[st.Fate]
 			case "corrupt":
 				step.Fate = diagram.Corrupt

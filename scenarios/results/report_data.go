@@ -862,9 +862,19 @@ func timelineOf(cfg scenarios.Config, res *scenarios.Result) []TimelineEntry {
 		out = append(out, TimelineEntry{Track: track, AtS: t.Seconds(), What: what})
 	}
 	for _, l := range cfg.Links {
-		for _, d := range directions(l) {
-			for _, w := range d.c.Down {
-				span(d.track, w.From, w.Until, "down")
+		ab, ba := "link "+l.A+"->"+l.B, "link "+l.B+"->"+l.A
+		for _, w := range l.AToB.Down {
+			span(ab, w.From, w.Until, "down")
+		}
+		for _, w := range l.BToA.Down {
+			span(ba, w.From, w.Until, "down")
+		}
+		for _, p := range l.Partitions {
+			if p.Direction == faulty.Both || p.Direction == faulty.AToB {
+				span(ab, p.From, p.Until, "partitioned")
+			}
+			if p.Direction == faulty.Both || p.Direction == faulty.BToA {
+				span(ba, p.From, p.Until, "partitioned")
 			}
 		}
 	}

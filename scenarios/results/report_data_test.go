@@ -148,7 +148,7 @@ func TestTheReportsTimelineHasTheFaultsAndChanges(t *testing.T) {
 	}
 	_, res, d := reportDataOf(t, "partition-heals")
 	for _, track := range []string{"link East->West", "link West->East"} {
-		e, ok := entry(d, track, "down", 20)
+		e, ok := entry(d, track, "partitioned", 20)
 		require.True(t, ok, "the partition cuts %s: %+v", track, d.Timeline)
 		assert.Equal(t, 60.0, until(e))
 	}
@@ -207,7 +207,7 @@ func TestTheReportShowsTheChartsTheTimelineAndTheParameters(t *testing.T) {
 		assert.Contains(t, page, fmt.Sprintf(`<figure class="chart" id="conversation-%s"><svg`, c.Conversation))
 	}
 	assert.Contains(t, page, `<h2 id="timeline">`)
-	assert.Contains(t, page, "<td>link East-&gt;West</td><td>down</td>")
+	assert.Contains(t, page, "<td>link East-&gt;West</td><td>partitioned</td>")
 	for _, p := range d.Parameters {
 		assert.Contains(t, page, "<td>"+html.EscapeString(p.Of)+"</td>")
 	}
