@@ -52,8 +52,9 @@ func (page *reportPage) addExtra(dir string, s Summary) error {
 // expectationSubject finds what an expectation's name says its metric is of.
 var expectationSubject = regexp.MustCompile(`^(\S+)(?: of (workload|queue|instance) "([^"]*)"| at level (\d+))?`)
 
-// keyFigures are the figures that answer the question: each the expectations name, then
-// the whole run's latency and deliveries, once each.
+// keyFigures are the figures that answer the question: each the expectations name, with
+// the same figure of the other subjects of its kind, then the whole run's latency and
+// deliveries, once each.
 func keyFigures(s Summary) []reportMetric {
 	type key struct{ metric, subject string }
 	var want []key
@@ -74,10 +75,15 @@ func keyFigures(s Summary) []reportMetric {
 	for _, m := range []string{"latency.p50", "latency.p99", "messages.delivered"} {
 		want = append(want, key{m, "all"})
 	}
+	// An expectation on one subject (a level, a workload, a queue, an instance) brings the
+	// same figure of the others of its kind, to compare with: level 10 beside level 1.
 	var out []reportMetric
 	for _, k := range want {
+		kind, _, _ := strings.Cut(k.subject, " ")
 		for _, m := range s.Metrics {
-			if r := metricRow(m); r.Metric == k.metric && r.Subject == k.subject && !slices.Contains(out, r) {
+			r := metricRow(m)
+			sameKind := k.subject != "all" && strings.HasPrefix(r.Subject, kind+" ")
+			if r.Metric == k.metric && (r.Subject == k.subject || sameKind) && !slices.Contains(out, r) {
 				if m.Unit == "hold/violated" { // a verdict, said in words here
 					r.Unit, r.Value = "", map[bool]string{true: "hold", false: VerdictViolated}[m.Value != 0]
 				}

@@ -363,3 +363,16 @@ func TestTheReportSaysTheInvariantsInOneLine(t *testing.T) {
 	assert.Contains(t, page, `<p class="warn" id="stopped-at-limit"><b>The run stopped at a limit</b> (event_limit)`,
 		"a run cut short says so before what failed")
 }
+
+// The key figures put a figure an expectation names for one subject beside the same
+// figure of the others of its kind: branch-gateway's level 10 beside level 1.
+func TestTheKeyFiguresCompareWhatTheExpectationsName(t *testing.T) {
+	_, sum, page := reportOf(t, "branch-gateway")
+	require.True(t, slices.ContainsFunc(sum.Expectations, func(v Verdict) bool { return strings.Contains(v.Name, "at level 10") }))
+	i := strings.Index(page, `id="key-figures-table"`)
+	require.Positive(t, i)
+	table := page[i : i+strings.Index(page[i:], "</table>")]
+	for _, level := range []string{"level 10", "level 1"} {
+		assert.Contains(t, table, "<td>latency.p50</td><td>"+level+"</td>", "latency.p50 of %s among the key figures", level)
+	}
+}
