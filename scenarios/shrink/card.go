@@ -443,6 +443,12 @@ func (o *Outcome) ChartSVG() []byte {
 		}
 		chart.Steps = append(chart.Steps, st)
 	}
+	if v := o.Result.Violation; v != nil && len(rows) > 0 && int(v.Instance) < len(o.Config.Instances) {
+		// Where and when it broke, on the lane of the instance that saw it.
+		if lane := slices.Index(lanes, o.Config.Instances[v.Instance].Name); lane >= 0 {
+			chart.Steps = append(chart.Steps, diagram.SequenceStep{At: v.At, Lane: lane, To: -1, Label: "✗ " + o.Failure.String()})
+		}
+	}
 	switch len(rows) {
 	case maxChartRows:
 		chart.Note = fmt.Sprintf("the chart stops at %d packets", maxChartRows)

@@ -2,6 +2,7 @@ package shrink
 
 import (
 	"fmt"
+	"html"
 	"os"
 	"path/filepath"
 	"testing"
@@ -118,6 +119,7 @@ func TestACardExplainsAndItsFileReplaysTheCase(t *testing.T) {
 	svg, err := os.ReadFile(filepath.Join(dir, ChartFile))
 	require.NoError(t, err)
 	assert.Contains(t, string(svg), "<svg")
+	assert.Contains(t, string(svg), html.EscapeString("✗ "+out.Failure.String()), "the chart marks where and when it broke")
 	s, err := file.LoadFile(filepath.Join(dir, CaseFile))
 	require.NoError(t, err)
 	res, err := scenarios.Run(s.Config, out.Seed)
